@@ -1,0 +1,157 @@
+# ringside: eBPF observability for AES-GCM, memcg reclaim and btrfs reclaim.
+# make            build library, CLI and tests' helpers
+# make check      unit + integration tests (integration needs root + BPF)
+# make demo       run the main job on the built-in workloads
+# make bench      overhead and resolver benchmarks
+# make deps       install the Debian packages the build and tests need
+# make install PREFIX=/usr/local [DESTDIR=...]
+# make SAN=1 ...  ASan + UBSan build of all user-space code
+
+VERSION   := 0.1.0
+ARCH      ?= x86
+PREFIX    ?= /usr/local
+LIBDIR    ?= $(PREFIX)/lib
+OUT       ?= build
+CLANG     ?= clang
+BPFTOOL   ?= bpftool
+CC        ?= cc
+AR        ?= ar
+PKG_CONFIG?= pkg-config
+
+# Debian packages the build, the tests and the demo need (make deps).
+DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
+DEB_TEST  := libssl-dev libgnutls28-dev libgcrypt20-dev openssl btrfs-progs bpftrace \
+             util-linux procps kmod python3
+DEB_PKGS  := $(DEB_BUILD) $(DEB_TEST)
+
+ifeq ($(SAN),1)
+OUT       := build-san
+SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+WARN      := -Wall -Wextra -Werror -Wno-missing-field-initializers -Wno-format-truncation
+CFLAGS    ?= -O2 -g
+ALL_CFLAGS:= -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -I$(OUT) -Isrc
+LDLIBS    := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS     := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+LIB_SRCS  := $(wildcard src/*.c)
+LIB_OBJS  := $(patsubst src/%.c,$(OUT)/lib/%.o,$(LIB_SRCS))
+CLI_SRCS  := $(wildcard tools/ringside/*.c)
+CLI_OBJS  := $(patsubst tools/ringside/%.c,$(OUT)/cli/%.o,$(CLI_SRCS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+PROG_SRCS := $(wildcard tests/progs/*.c)
+PROG_BINS := $(patsubst tests/progs/%.c,$(OUT)/tests/progs/%,$(PROG_SRCS))
+BENCH_SRCS:= $(wildcard bench/*.c)
+BENCH_BINS:= $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
+
+LIB_A     := $(OUT)/libringside.a
+LIB_SO    := $(OUT)/libringside.so.$(VERSION)
+CLI       := $(OUT)/ringside
+
+.PHONY: all lib cli tests check unit integration demo bench deps install clean vmlinux kernel-check
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: $(LIB_A) $(LIB_SO) $(CLI) $(OUT)/ringside.pc
+
+# ---- BPF objects and skeletons --------------------------------------------
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+              -Ivmlinux/$(ARCH) -Iinclude -Ibpf
+
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/common.bpf.h include/ringside/events.h vmlinux/$(ARCH)/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(BPFTOOL) gen object $@ $@.tmp
+	@rm -f $@.tmp
+
+$(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+# ---- library ---------------------------------------------------------------
+# Every library object may include any skeleton; depfiles track the rest.
+$(OUT)/lib/%.o: src/%.c $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DRINGSIDE_BUILD -MMD -MP -c $< -o $@
+
+$(LIB_A): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJS)
+	$(CC) -shared -Wl,-soname,libringside.so.0 $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	ln -sf libringside.so.$(VERSION) $(OUT)/libringside.so.0
+	ln -sf libringside.so.0 $(OUT)/libringside.so
+
+$(OUT)/ringside.pc: ringside.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+# ---- CLI ---------------------------------------------------------------------
+$(OUT)/cli/%.o: tools/ringside/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itools/ringside -MMD -MP -c $< -o $@
+
+$(CLI): $(CLI_OBJS) $(LIB_A)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS) -lm
+
+# ---- tests -------------------------------------------------------------------
+$(OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB_A) $(LDLIBS) -lm
+
+# Workload programs; the ones named *_crypto link the real crypto libraries.
+PROG_LIBS_gcm_workload := -lcrypto -lssl $(shell $(PKG_CONFIG) --libs gnutls libgcrypt 2>/dev/null)
+$(OUT)/tests/progs/%: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -o $@ $< $(PROG_LIBS_$*) -ldl -lpthread
+
+tests: all $(UNIT_BINS) $(PROG_BINS)
+
+check: tests
+	@OUT=$(OUT) tests/run-tests.sh
+
+unit: $(UNIT_BINS)
+	@OUT=$(OUT) tests/run-tests.sh unit
+
+integration: tests
+	@OUT=$(OUT) tests/run-tests.sh integration
+
+# ---- demo and bench ----------------------------------------------------------
+demo: all $(PROG_BINS)
+	@OUT=$(OUT) tools/demo.sh
+
+$(OUT)/bench/%: bench/%.c $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS) -lm $(PROG_LIBS_$*)
+
+bench: all $(BENCH_BINS) $(PROG_BINS)
+	@OUT=$(OUT) bench/run.sh
+
+# ---- housekeeping ------------------------------------------------------------
+deps:
+	@OUT=$(OUT) tools/deps.sh $(DEB_PKGS)
+
+vmlinux:
+	tools/gen-vmlinux.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/include/ringside $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/ringside
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libringside.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libringside.so.0
+	ln -sf libringside.so.0 $(DESTDIR)$(LIBDIR)/libringside.so
+	install -m 644 include/ringside/*.h $(DESTDIR)$(PREFIX)/include/ringside/
+	install -m 644 $(OUT)/ringside.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 644 man/ringside.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf build build-san
+
+-include $(wildcard $(OUT)/lib/*.d $(OUT)/cli/*.d)

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What every ringside BPF object shares: the ring buffer, the per-CPU drop
+ * counter, and the process/cgroup/comm filter configured through .rodata.
+ */
+#ifndef RINGSIDE_COMMON_BPF_H
+#define RINGSIDE_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "ringside/events.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Resized from user space (ringbuf size option) before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+/* One slot: reservations that failed because the ring buffer was full. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+const volatile struct rs_filter_cfg rs_filter = {
+	.cgroup_ssid = -1,
+};
+
+/*
+ * The cgroup a task belongs to in the hierarchy the filter names: the
+ * default (v2) one, or the v1 hierarchy that hosts subsystem cgroup_ssid.
+ * Reading css_set directly works on v1 and v2 alike, which the
+ * bpf_current_task_under_cgroup() helper does not.
+ */
+static __always_inline struct cgroup *rs_task_cgroup(struct task_struct *task)
+{
+	struct css_set *cset = BPF_CORE_READ(task, cgroups);
+	int ssid = rs_filter.cgroup_ssid;
+
+	if (ssid < 0)
+		return BPF_CORE_READ(cset, dfl_cgrp);
+	/* 16 bounds the index for the verifier; CGROUP_SUBSYS_COUNT is smaller. */
+	if (ssid >= 16)
+		return NULL;
+	return BPF_CORE_READ(cset, subsys[ssid], cgroup);
+}
+
+/* Kernels before 6.2 kept ancestor ids, not pointers. */
+struct cgroup___ids {
+	int level;
+	__u64 ancestor_ids[];
+} __attribute__((preserve_access_index));
+
+static __always_inline bool rs_cgroup_matches(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct cgroup *cgrp = rs_task_cgroup(task);
+	__u32 level = rs_filter.cgroup_level;
+	struct cgroup *anc;
+	int cur_level;
+
+	if (!cgrp)
+		return false;
+	cur_level = BPF_CORE_READ(cgrp, level);
+	if (cur_level < (int)level || level >= 64)
+		return false;
+	/* Since 6.2 ancestors[] holds pointers; before, ancestor_ids[] held ids. */
+	if (bpf_core_field_exists(cgrp->ancestors)) {
+		anc = BPF_CORE_READ(cgrp, ancestors[level]);
+		return BPF_CORE_READ(anc, kn, id) == rs_filter.cgroup_id;
+	}
+	return BPF_CORE_READ((struct cgroup___ids *)cgrp, ancestor_ids[level]) == rs_filter.cgroup_id;
+}
+
+static __always_inline bool rs_comm_matches(void)
+{
+	char comm[RS_COMM_LEN];
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (int i = 0; i < RS_COMM_LEN; i++) {
+		if (comm[i] != rs_filter.comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+/* True when the current task passes the session's filters. */
+static __always_inline bool rs_filter_pass(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (rs_filter.tgid && (__u32)(id >> 32) != rs_filter.tgid)
+		return false;
+	if (rs_filter.tid && (__u32)id != rs_filter.tid)
+		return false;
+	if (rs_filter.cgroup_id && !rs_cgroup_matches())
+		return false;
+	if (rs_filter.comm_set && !rs_comm_matches())
+		return false;
+	return true;
+}
+
+static __always_inline void rs_count_drop(void)
+{
+	__u32 zero = 0;
+	__u64 *cnt = bpf_map_lookup_elem(&drops, &zero);
+
+	if (cnt)
+		(*cnt)++;
+}
+
+/*
+ * Reserve a record and fill its header from the current task. A failed
+ * reservation is counted so the user sees "N events lost", never silence.
+ */
+static __always_inline void *rs_reserve(__u32 size, __u16 type)
+{
+	struct rs_event_hdr *hdr = bpf_ringbuf_reserve(&events, size, 0);
+	__u64 id;
+
+	if (!hdr) {
+		rs_count_drop();
+		return NULL;
+	}
+	id = bpf_get_current_pid_tgid();
+	hdr->type = type;
+	hdr->size = size;
+	hdr->tgid = id >> 32;
+	hdr->tid = (__u32)id;
+	hdr->cpu = bpf_get_smp_processor_id();
+	hdr->ts_ns = bpf_ktime_get_ns();
+	hdr->cgroup_id = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(hdr->comm, sizeof(hdr->comm));
+	return hdr;
+}
+
+#endif /* RINGSIDE_COMMON_BPF_H */

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * libringside: eBPF collectors for AES-GCM crypto work, memory-cgroup
+ * reclaim and btrfs block-group relocation, for embedding in agents.
+ *
+ * Conventions:
+ *  - Functions returning int return 0 (or a count) on success and a negative
+ *    errno on failure. ringside_strerror() turns the errno into text;
+ *    ringside_session_errmsg() gives the detailed message for the last failure
+ *    of that session (which symbol was missing, which file was not ELF...).
+ *  - The library keeps no global state of its own, never prints and never
+ *    exits. libbpf's print callback is process-wide and belongs to the
+ *    application: set it with libbpf_set_print() if you want libbpf's logs.
+ *  - A session is used from one thread at a time.
+ */
+#ifndef RINGSIDE_H
+#define RINGSIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "ringside/events.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library is built with hidden visibility; only what is declared here is exported. */
+#pragma GCC visibility push(default)
+
+#define RINGSIDE_VERSION "0.1.0"
+
+/* The event ABI this library was built with; compare with RINGSIDE_EVENT_ABI. */
+unsigned int ringside_event_abi(void);
+const char *ringside_version(void);
+
+/* ringside-specific errors, beyond plain errno values. */
+enum {
+	RINGSIDE_ERR_BASE = 4000,
+	RINGSIDE_ERR_NOBTF = 4001,	/* kernel has no BTF at /sys/kernel/btf/vmlinux */
+	RINGSIDE_ERR_NOSYM = 4002,	/* binary lacks the symbols a collector needs */
+	RINGSIDE_ERR_NOTELF = 4003,	/* file is not an ELF object */
+	RINGSIDE_ERR_NOTBTRFS = 4004,	/* path is not on a btrfs filesystem */
+	RINGSIDE_ERR_NOTCGROUP = 4005,	/* path is not a cgroup directory */
+	RINGSIDE_ERR_NOMEMCG = 4006,	/* cgroup hierarchy lacks the memory controller */
+	RINGSIDE_ERR_KERNEL = 4007,	/* kernel lacks a needed facility */
+	RINGSIDE_ERR_NOTRACEFS = 4008,	/* tracefs is not mounted */
+	RINGSIDE_ERR_MAX
+};
+
+/* Text for a negative (or positive) errno or RINGSIDE_ERR_* value. */
+const char *ringside_strerror(int err);
+
+/* ---- session ---------------------------------------------------------- */
+
+struct ringside_session;
+
+/*
+ * Called for every record, in ring-buffer order per collector. Return 0 to
+ * continue, a negative errno to stop ringside_session_poll() with it.
+ * size is the record's length; ev->size may be larger than the struct your
+ * build knows (newer library) — read only the prefix you know.
+ */
+typedef int (*ringside_event_fn)(void *ctx, const struct rs_event_hdr *ev, size_t size);
+
+struct ringside_session_opts {
+	size_t sz;		/* sizeof(struct ringside_session_opts) */
+	size_t ringbuf_bytes;	/* per collector, power of two >= page size; 0: 256 KiB */
+	pid_t pid;		/* only this process (tgid); 0: all */
+	pid_t tid;		/* only this thread; 0: all */
+	const char *cgroup_path;/* only tasks in this cgroup subtree (v1 or v2 path) */
+	const char *comm;	/* only tasks whose comm equals this */
+	ringside_event_fn on_event;
+	void *ctx;
+};
+
+int ringside_session_open(const struct ringside_session_opts *opts,
+			  struct ringside_session **out);
+/* Load and attach every enabled collector. On failure nothing stays attached. */
+int ringside_session_attach(struct ringside_session *s);
+/* Consume ready records; waits up to timeout_ms (-1: forever). Returns count. */
+int ringside_session_poll(struct ringside_session *s, int timeout_ms);
+/* An fd that becomes readable when records are ready (for epoll loops). */
+int ringside_session_epoll_fd(const struct ringside_session *s);
+/* Detach and unload all collectors; the session can be closed or re-attached. */
+void ringside_session_detach(struct ringside_session *s);
+void ringside_session_close(struct ringside_session *s);
+/* Detail of the session's last failure, "" when none. */
+const char *ringside_session_errmsg(const struct ringside_session *s);
+/* Informational notes collectors produced while attaching (one per line). */
+const char *ringside_session_notes(const struct ringside_session *s);
+
+struct ringside_stats {
+	uint64_t events;	/* records delivered to on_event */
+	uint64_t lost;		/* records the BPF side could not reserve (ring full) */
+	uint64_t bytes;		/* bytes of records delivered */
+	unsigned int collectors;/* collectors attached */
+	unsigned int links;	/* BPF links held */
+};
+int ringside_session_stats(const struct ringside_session *s, struct ringside_stats *st);
+
+/* ---- kernel feature probe --------------------------------------------- */
+
+enum ringside_feature {
+	RINGSIDE_FEAT_BTF,
+	RINGSIDE_FEAT_RINGBUF,
+	RINGSIDE_FEAT_TP_BTF,
+	RINGSIDE_FEAT_RAW_TP,
+	RINGSIDE_FEAT_FENTRY,
+	RINGSIDE_FEAT_KPROBE,
+	RINGSIDE_FEAT_UPROBE,
+	RINGSIDE_FEAT_URETPROBE_SYSCALL,
+	RINGSIDE_FEAT_URETPROBE_SECCOMP,
+	RINGSIDE_FEAT_PROCMAP_QUERY,
+	RINGSIDE_FEAT_PROCMAP_BUILD_ID,
+	RINGSIDE_FEAT_MEMCG_V1,
+	RINGSIDE_FEAT_MEMCG_V2,
+	RINGSIDE_FEAT_MEMCG_RECLAIM_SWAPPINESS,
+	RINGSIDE_FEAT_BTRFS_DYNAMIC_RECLAIM,
+	RINGSIDE_FEAT_BTRFS_PERIODIC_RECLAIM,
+	RINGSIDE_FEAT_TRACEFS,
+	RINGSIDE_FEAT_COUNT
+};
+
+struct ringside_feature_result {
+	const char *name;	/* stable key, e.g. "uretprobe_syscall" */
+	bool present;
+	char why[160];		/* one line: what was tried and what happened */
+};
+
+struct ringside_features {
+	struct ringside_feature_result f[RINGSIDE_FEAT_COUNT];
+};
+
+/*
+ * Probe the running kernel with real attach tests where they are cheap and
+ * safe. Needs root (CAP_BPF + CAP_PERFMON + CAP_SYS_ADMIN) for the BPF lines;
+ * without it those lines say so. Mounts nothing and leaves nothing attached.
+ */
+int ringside_features_probe(struct ringside_features *out);
+
+/* Print the probe result as an aligned table, or as one JSON object per line. */
+void ringside_features_print(const struct ringside_features *f, FILE *out, bool json);
+
+/*
+ * 0 when this process has what attaching BPF programs needs (CAP_BPF or
+ * CAP_SYS_ADMIN, plus CAP_PERFMON or CAP_SYS_ADMIN), -EPERM otherwise.
+ */
+int ringside_check_privileges(void);
+
+/* Write s as a JSON string literal (quotes included, control chars escaped). */
+void ringside_json_string(FILE *out, const char *s);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RINGSIDE_H */

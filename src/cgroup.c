@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+#include <bpf/btf.h>
+
+#include "ringside/ringside.h"
+#include "cgroup.h"
+
+int rs_cgroup_subsys_id(const char *controller)
+{
+	char want[64];
+	struct btf *btf;
+	int id, ret = -ENOENT;
+
+	if (snprintf(want, sizeof(want), "%s_cgrp_id", controller) >= (int)sizeof(want))
+		return -EINVAL;
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return -RINGSIDE_ERR_NOBTF;
+	id = btf__find_by_name_kind(btf, "cgroup_subsys_id", BTF_KIND_ENUM);
+	if (id > 0) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_enum *e = btf_enum(t);
+
+		for (int i = 0; i < btf_vlen(t); i++, e++) {
+			if (!strcmp(btf__name_by_offset(btf, e->name_off), want)) {
+				ret = e->val;
+				break;
+			}
+		}
+	}
+	btf__free(btf);
+	return ret;
+}
+
+/* True when the comma-separated list holds tok as a whole item. */
+static bool has_token(const char *list, const char *tok)
+{
+	size_t n = strlen(tok);
+
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, tok, n) && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+struct mount_entry {
+	char mp[512];
+	char fstype[32];
+	char super[512];
+};
+
+/* Parse one /proc/self/mountinfo line; false for lines that do not parse. */
+static bool parse_mountinfo(const char *line, struct mount_entry *m)
+{
+	const char *sep = strstr(line, " - ");
+
+	return sep && sscanf(line, "%*s %*s %*s %*s %511s", m->mp) == 1 &&
+	       sscanf(sep + 3, "%31s %*s %511s", m->fstype, m->super) == 2;
+}
+
+/*
+ * Find the cgroup mount that holds path (longest mount-point prefix) in
+ * /proc/self/mountinfo and return its mount point and super options.
+ */
+static int find_cgroup_mount(const char *path, bool *v2, char *mnt, size_t mntlen,
+			     char *opts, size_t optslen)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	size_t best = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		struct mount_entry m;
+		size_t n;
+
+		if (!parse_mountinfo(line, &m))
+			continue;
+		if (strcmp(m.fstype, "cgroup") && strcmp(m.fstype, "cgroup2"))
+			continue;
+		n = strlen(m.mp);
+		if (strncmp(path, m.mp, n) || (path[n] && path[n] != '/') || n <= best)
+			continue;
+		best = n;
+		*v2 = !strcmp(m.fstype, "cgroup2");
+		snprintf(mnt, mntlen, "%s", m.mp);
+		snprintf(opts, optslen, "%s", m.super);
+	}
+	fclose(f);
+	return best ? 0 : -RINGSIDE_ERR_NOTCGROUP;
+}
+
+/* Pick the first real controller out of a v1 super-options string. */
+static int first_controller(const char *opts, char *out, size_t outlen)
+{
+	char copy[512], *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", opts);
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "rw") || !strcmp(tok, "ro") || strchr(tok, '='))
+			continue;
+		if (rs_cgroup_subsys_id(tok) >= 0) {
+			snprintf(out, outlen, "%s", tok);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int rs_cgroup_resolve(const char *path, struct rs_cgroup_ref *out)
+{
+	char real[PATH_MAX], opts[512];
+	struct statfs sfs;
+	struct stat st;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!realpath(path, real))
+		return -errno;
+	if (statfs(real, &sfs) || stat(real, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode) ||
+	    (sfs.f_type != CGROUP2_SUPER_MAGIC && sfs.f_type != CGROUP_SUPER_MAGIC))
+		return -RINGSIDE_ERR_NOTCGROUP;
+	err = find_cgroup_mount(real, &out->v2, out->mount, sizeof(out->mount), opts, sizeof(opts));
+	if (err)
+		return err;
+	out->id = st.st_ino;
+	for (const char *p = real + strlen(out->mount); *p; p++)
+		out->level += *p == '/' && p[1] && p[1] != '/';
+	if (out->v2) {
+		out->ssid = -1;
+		return 0;
+	}
+	snprintf(out->controllers, sizeof(out->controllers), "%s", opts);
+	{
+		char ctl[64];
+
+		if (first_controller(opts, ctl, sizeof(ctl)))
+			return -RINGSIDE_ERR_NOTCGROUP; /* named hierarchy without controllers */
+		out->ssid = rs_cgroup_subsys_id(ctl);
+	}
+	return out->ssid < 0 ? out->ssid : 0;
+}
+
+/* Mount point of the v2 hierarchy, or of the v1 one hosting controller. */
+static int hierarchy_mount(const char *controller, char *mnt, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (ret && fgets(line, sizeof(line), f)) {
+		struct mount_entry m;
+		bool match;
+
+		if (!parse_mountinfo(line, &m))
+			continue;
+		if (!controller)
+			match = !strcmp(m.fstype, "cgroup2");
+		else
+			match = !strcmp(m.fstype, "cgroup") && has_token(m.super, controller);
+		if (match && snprintf(mnt, len, "%s", m.mp) < (int)len)
+			ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
+int rs_cgroup_self_path(const char *controller, char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[4096], mnt[512];
+	int ret = -ENOENT;
+
+	if (controller && !*controller)
+		controller = NULL;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *ctl = strchr(line, ':'), *rel;
+
+		if (!ctl || !(rel = strchr(ctl + 1, ':')))
+			continue;
+		*rel++ = '\0';
+		ctl++;
+		rel[strcspn(rel, "\n")] = '\0';
+		if (controller ? !has_token(ctl, controller) : *ctl != '\0')
+			continue;
+		ret = hierarchy_mount(controller, mnt, sizeof(mnt));
+		if (!ret && snprintf(buf, len, "%s%s", mnt, strcmp(rel, "/") ? rel : "") >= (int)len)
+			ret = -ENAMETOOLONG;
+		break;
+	}
+	fclose(f);
+	return ret;
+}

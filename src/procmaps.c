@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ringside/procmaps.h"
+#include "procmap_uapi.h"
+
+#define RS_QUERY_KERNEL_BITS 0x3f
+#define RS_VMA_PERM_BITS (RINGSIDE_VMA_READ | RINGSIDE_VMA_WRITE | RINGSIDE_VMA_EXEC | RINGSIDE_VMA_SHARED)
+
+struct ringside_procmaps {
+	pid_t pid;
+	int fd;			/* /proc/PID/maps */
+	bool use_ioctl;
+	long page_size;
+	char *text;		/* text mode: last read of the maps file */
+	size_t text_cap;
+	int gate_known;		/* ioctl mode: 1 once gate[] was looked up */
+	bool has_gate;
+	struct ringside_vma gate;	/* [vsyscall]: not in the mm's VMA tree */
+};
+
+int ringside_procmaps_parse_line(const char *line, struct ringside_vma *v)
+{
+	unsigned long long start, end, off, ino;
+	unsigned int maj, min;
+	char perms[8];
+	int name_at = 0;
+
+	memset(v, 0, offsetof(struct ringside_vma, name));
+	v->name[0] = '\0';
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj,
+		   &min, &ino, &name_at) < 7 || start >= end || strlen(perms) != 4)
+		return -EINVAL;
+	if ((perms[0] != 'r' && perms[0] != '-') || (perms[1] != 'w' && perms[1] != '-') ||
+	    (perms[2] != 'x' && perms[2] != '-') || (perms[3] != 's' && perms[3] != 'p'))
+		return -EINVAL;
+	v->start = start;
+	v->end = end;
+	v->offset = off;
+	v->inode = ino;
+	v->dev_major = maj;
+	v->dev_minor = min;
+	v->flags = (perms[0] == 'r' ? RINGSIDE_VMA_READ : 0) |
+		   (perms[1] == 'w' ? RINGSIDE_VMA_WRITE : 0) |
+		   (perms[2] == 'x' ? RINGSIDE_VMA_EXEC : 0) |
+		   (perms[3] == 's' ? RINGSIDE_VMA_SHARED : 0);
+	if (name_at > 0) {
+		/* %n after a trailing space skipped the padding; keep spaces inside names. */
+		size_t n = strcspn(line + name_at, "\n");
+
+		if (n >= sizeof(v->name))
+			n = sizeof(v->name) - 1;
+		memcpy(v->name, line + name_at, n);
+		v->name[n] = '\0';
+	}
+	return 0;
+}
+
+int ringside_read_build_id(int fd, uint8_t *buf, size_t len)
+{
+	unsigned char ident[EI_NIDENT];
+	uint64_t phoff;
+	unsigned int phnum, phentsize;
+	bool is64;
+
+	if (pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident))
+		return -ENOEXEC;
+	if (memcmp(ident, ELFMAG, SELFMAG) || ident[EI_DATA] != ELFDATA2LSB)
+		return -ENOEXEC;
+	is64 = ident[EI_CLASS] == ELFCLASS64;
+	if (is64) {
+		Elf64_Ehdr eh;
+
+		if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
+			return -ENOEXEC;
+		phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
+	} else {
+		Elf32_Ehdr eh;
+
+		if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
+			return -ENOEXEC;
+		phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
+	}
+	for (unsigned int i = 0; i < phnum && i < 64; i++) {
+		uint64_t noff, nsz, pos;
+		unsigned char notes[1024];
+		ssize_t got;
+
+		if (is64) {
+			Elf64_Phdr ph;
+
+			if (pread(fd, &ph, sizeof(ph), phoff + (uint64_t)i * phentsize) != (ssize_t)sizeof(ph))
+				return -ENOEXEC;
+			if (ph.p_type != PT_NOTE)
+				continue;
+			noff = ph.p_offset, nsz = ph.p_filesz;
+		} else {
+			Elf32_Phdr ph;
+
+			if (pread(fd, &ph, sizeof(ph), phoff + (uint64_t)i * phentsize) != (ssize_t)sizeof(ph))
+				return -ENOEXEC;
+			if (ph.p_type != PT_NOTE)
+				continue;
+			noff = ph.p_offset, nsz = ph.p_filesz;
+		}
+		if (nsz > sizeof(notes))
+			nsz = sizeof(notes);
+		got = pread(fd, notes, nsz, noff);
+		if (got <= 0)
+			continue;
+		for (pos = 0; pos + sizeof(Elf64_Nhdr) <= (uint64_t)got;) {
+			Elf64_Nhdr nh; /* Elf32_Nhdr has the same layout */
+			uint64_t name_off = pos + sizeof(nh), desc_off;
+
+			memcpy(&nh, notes + pos, sizeof(nh));
+			desc_off = name_off + ((nh.n_namesz + 3) & ~3u);
+			if (desc_off + nh.n_descsz > (uint64_t)got)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp(notes + name_off, "GNU", 4) && nh.n_descsz <= len && nh.n_descsz) {
+				memcpy(buf, notes + desc_off, nh.n_descsz);
+				return (int)nh.n_descsz;
+			}
+			pos = desc_off + ((nh.n_descsz + 3) & ~3u);
+		}
+	}
+	return -ENODATA;
+}
+
+static int open_maps(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static bool ioctl_supported(int fd)
+{
+	struct rs_procmap_query q = { .size = sizeof(q), .query_addr = 0,
+				      .query_flags = RINGSIDE_QUERY_COVERING_OR_NEXT };
+
+	/* ENOTTY is the only answer that means "kernel has no PROCMAP_QUERY". */
+	return ioctl(fd, RS_PROCMAP_QUERY, &q) == 0 || errno != ENOTTY;
+}
+
+int ringside_procmaps_open(pid_t pid, enum ringside_procmaps_mode mode,
+			   struct ringside_procmaps **out)
+{
+	struct ringside_procmaps *pm;
+
+	*out = NULL;
+	if (pid <= 0)
+		return -EINVAL;
+	pm = calloc(1, sizeof(*pm));
+	if (!pm)
+		return -ENOMEM;
+	pm->pid = pid;
+	pm->page_size = sysconf(_SC_PAGESIZE);
+	pm->fd = open_maps(pid);
+	if (pm->fd < 0) {
+		int err = errno == ENOENT ? -ESRCH : -errno;
+
+		free(pm);
+		return err;
+	}
+	pm->use_ioctl = mode != RINGSIDE_PROCMAPS_TEXT && ioctl_supported(pm->fd);
+	if (mode == RINGSIDE_PROCMAPS_IOCTL && !pm->use_ioctl) {
+		ringside_procmaps_close(pm);
+		return -ENOTTY;
+	}
+	*out = pm;
+	return 0;
+}
+
+void ringside_procmaps_close(struct ringside_procmaps *pm)
+{
+	if (!pm)
+		return;
+	if (pm->fd >= 0)
+		close(pm->fd);
+	free(pm->text);
+	free(pm);
+}
+
+bool ringside_procmaps_uses_ioctl(const struct ringside_procmaps *pm)
+{
+	return pm->use_ioctl;
+}
+
+static bool vma_passes(const struct ringside_vma *v, uint32_t flags)
+{
+	uint32_t need = flags & RS_VMA_PERM_BITS;
+
+	if ((v->flags & need) != need)
+		return false;
+	/* The kernel calls a VMA file-backed when it has a file, whatever its name says. */
+	if ((flags & RINGSIDE_QUERY_FILE_BACKED) && !v->inode && !(v->dev_major | v->dev_minor))
+		return false;
+	return true;
+}
+
+/* Build ID of a file-backed VMA, read from the ELF file as the kernel would. */
+static void text_build_id(struct ringside_procmaps *pm, struct ringside_vma *v)
+{
+	char path[4200];
+	int fd;
+
+	v->build_id_size = 0;
+	if (!v->inode)
+		return;
+	/* map_files reaches deleted and namespaced files; the plain path is a fallback. */
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pm->pid,
+		 v->start, v->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && v->name[0] == '/') {
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pm->pid, v->name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return;
+	int n = ringside_read_build_id(fd, v->build_id, sizeof(v->build_id));
+	if (n > 0)
+		v->build_id_size = n;
+	close(fd);
+}
+
+/* Text mode: read the whole maps file again (it changes under us). */
+static int text_reload(struct ringside_procmaps *pm)
+{
+	size_t used = 0;
+	ssize_t n;
+
+	if (lseek(pm->fd, 0, SEEK_SET) < 0)
+		return -errno;
+	for (;;) {
+		if (pm->text_cap - used < 4096) {
+			size_t cap = pm->text_cap ? pm->text_cap * 2 : 65536;
+			char *p = realloc(pm->text, cap);
+
+			if (!p)
+				return -ENOMEM;
+			pm->text = p;
+			pm->text_cap = cap;
+		}
+		n = read(pm->fd, pm->text + used, pm->text_cap - used - 1);
+		if (n < 0)
+			return errno == EINTR ? text_reload(pm) : -errno;
+		if (n == 0)
+			break;
+		used += n;
+	}
+	pm->text[used] = '\0';
+	/* A process that exited leaves an empty maps file. */
+	return used ? 0 : -ESRCH;
+}
+
+static void set_page_size(struct ringside_procmaps *pm, struct ringside_vma *v);
+
+static int text_query(struct ringside_procmaps *pm, uint64_t addr, uint32_t flags,
+		      struct ringside_vma *out)
+{
+	int err = text_reload(pm);
+
+	if (err)
+		return err;
+	for (char *line = pm->text; line && *line;) {
+		char *nl = strchr(line, '\n');
+
+		if (!ringside_procmaps_parse_line(line, out) && out->end > addr) {
+			if (out->start > addr && !(flags & RINGSIDE_QUERY_COVERING_OR_NEXT))
+				return -ENOENT;
+			if (vma_passes(out, flags)) {
+				set_page_size(pm, out);
+				if (flags & RINGSIDE_QUERY_BUILD_ID)
+					text_build_id(pm, out);
+				return 0;
+			}
+			if (!(flags & RINGSIDE_QUERY_COVERING_OR_NEXT))
+				return -ENOENT;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
+static int ioctl_query(struct ringside_procmaps *pm, uint64_t addr, uint32_t flags,
+		       struct ringside_vma *out)
+{
+	struct rs_procmap_query q = {
+		.size = sizeof(q),
+		.query_flags = flags & RS_QUERY_KERNEL_BITS,
+		.query_addr = addr,
+		.vma_name_addr = (uintptr_t)out->name,
+		.vma_name_size = sizeof(out->name),
+	};
+
+	if (flags & RINGSIDE_QUERY_BUILD_ID) {
+		q.build_id_addr = (uintptr_t)out->build_id;
+		q.build_id_size = sizeof(out->build_id);
+	}
+	out->name[0] = '\0';
+	if (ioctl(pm->fd, RS_PROCMAP_QUERY, &q))
+		return -errno;
+	out->start = q.vma_start;
+	out->end = q.vma_end;
+	out->offset = q.vma_offset;
+	out->page_size = q.vma_page_size;
+	out->inode = q.inode;
+	out->dev_major = q.dev_major;
+	out->dev_minor = q.dev_minor;
+	out->flags = (uint32_t)q.vma_flags & RS_VMA_PERM_BITS;
+	out->build_id_size = (flags & RINGSIDE_QUERY_BUILD_ID) ? q.build_id_size : 0;
+	if (!q.vma_name_size)
+		out->name[0] = '\0';
+	return 0;
+}
+
+/*
+ * The vsyscall page is an architecture "gate" area outside the mm's VMA
+ * tree: the ioctl never returns it, the text shows it. Look it up in the
+ * text once so both modes agree.
+ */
+static const struct ringside_vma *gate_vma(struct ringside_procmaps *pm)
+{
+	if (!pm->gate_known) {
+		pm->gate_known = 1;
+		if (!text_reload(pm)) {
+			char *last = strstr(pm->text, "[vsyscall]");
+
+			while (last && last > pm->text && last[-1] != '\n')
+				last--;
+			if (last && !ringside_procmaps_parse_line(last, &pm->gate)) {
+				pm->gate.page_size = pm->page_size;
+				pm->has_gate = true;
+			}
+		}
+	}
+	return pm->has_gate ? &pm->gate : NULL;
+}
+
+static void set_page_size(struct ringside_procmaps *pm, struct ringside_vma *v)
+{
+	char path[64], line[256];
+	unsigned long kb = 0;
+	bool in_vma = false;
+	FILE *f;
+
+	v->page_size = pm->page_size;
+	/* Only hugetlb mappings differ; the kernel names them like this. */
+	if (!strstr(v->name, "anon_hugepage") && !strstr(v->name, "hugepages"))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pm->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e;
+
+		if (sscanf(line, "%llx-%llx ", &s, &e) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in_vma = s == v->start;
+		else if (in_vma && sscanf(line, "KernelPageSize: %lu kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	if (kb)
+		v->page_size = (uint64_t)kb * 1024;
+}
+
+int ringside_procmaps_query(struct ringside_procmaps *pm, uint64_t addr, uint32_t flags,
+			    struct ringside_vma *out)
+{
+	const struct ringside_vma *gate;
+	int err;
+
+	if (!pm->use_ioctl)
+		return text_query(pm, addr, flags, out);
+	err = ioctl_query(pm, addr, flags, out);
+	if (err != -ENOENT)
+		return err;
+	gate = gate_vma(pm);
+	if (!gate || gate->end <= addr || !vma_passes(gate, flags))
+		return err;
+	if (gate->start > addr && !(flags & RINGSIDE_QUERY_COVERING_OR_NEXT))
+		return err;
+	*out = *gate;
+	return 0;
+}
+
+int ringside_procmaps_foreach(struct ringside_procmaps *pm, uint32_t flags,
+			      ringside_vma_fn fn, void *ctx)
+{
+	struct ringside_vma *v = malloc(sizeof(*v));
+	uint64_t addr = 0;
+	int err, ret = 0;
+
+	if (!v)
+		return -ENOMEM;
+	flags |= RINGSIDE_QUERY_COVERING_OR_NEXT;
+	if (!pm->use_ioctl) {
+		/* One read, one pass: re-querying text per VMA would be quadratic. */
+		err = text_reload(pm);
+		for (char *line = err ? NULL : pm->text; line && *line && !ret;) {
+			char *nl = strchr(line, '\n');
+
+			if (!ringside_procmaps_parse_line(line, v) && vma_passes(v, flags)) {
+				set_page_size(pm, v);
+				if (flags & RINGSIDE_QUERY_BUILD_ID)
+					text_build_id(pm, v);
+				ret = fn(ctx, v);
+			}
+			line = nl ? nl + 1 : NULL;
+		}
+		free(v);
+		return err ? err : ret;
+	}
+	for (;;) {
+		err = ringside_procmaps_query(pm, addr, flags, v);
+		if (err)
+			break;
+		ret = fn(ctx, v);
+		if (ret || v->end == 0 || v->end <= addr)
+			break;
+		addr = v->end;
+	}
+	free(v);
+	if (ret)
+		return ret;
+	return err == -ENOENT ? 0 : err;
+}

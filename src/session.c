@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "session_int.h"
+#include "cgroup.h"
+
+#define RS_DEFAULT_RINGBUF (256 * 1024)
+
+static bool is_pow2(size_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+int ringside_session_open(const struct ringside_session_opts *opts,
+			  struct ringside_session **out)
+{
+	struct ringside_session *s;
+	long page = sysconf(_SC_PAGESIZE);
+	int err;
+
+	*out = NULL;
+	if (!opts || opts->sz < offsetof(struct ringside_session_opts, ctx) + sizeof(void *))
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	memcpy(&s->opts, opts, sizeof(s->opts) < opts->sz ? sizeof(s->opts) : opts->sz);
+	if (!s->opts.ringbuf_bytes)
+		s->opts.ringbuf_bytes = RS_DEFAULT_RINGBUF;
+	if (!is_pow2(s->opts.ringbuf_bytes) || s->opts.ringbuf_bytes < (size_t)page) {
+		free(s);
+		return -EINVAL;
+	}
+	s->filter.tgid = opts->pid > 0 ? (__u32)opts->pid : 0;
+	s->filter.tid = opts->tid > 0 ? (__u32)opts->tid : 0;
+	s->filter.cgroup_ssid = -1;
+	if (opts->comm && *opts->comm) {
+		s->filter.comm_set = 1;
+		strncpy(s->filter.comm, opts->comm, RS_COMM_LEN - 1);
+	}
+	if (opts->cgroup_path && *opts->cgroup_path) {
+		struct rs_cgroup_ref ref;
+
+		err = rs_cgroup_resolve(opts->cgroup_path, &ref);
+		if (err) {
+			free(s);
+			return err;
+		}
+		s->filter.cgroup_id = ref.id;
+		s->filter.cgroup_ssid = ref.ssid;
+		s->filter.cgroup_level = ref.level;
+		s->cgroup_path = strdup(opts->cgroup_path);
+	}
+	/* Don't keep pointers into the caller's memory. */
+	s->opts.cgroup_path = s->cgroup_path;
+	s->opts.comm = NULL;
+	*out = s;
+	return 0;
+}
+
+int rs_session_add(struct ringside_session *s, const struct rs_collector_ops *ops, void *priv)
+{
+	struct rs_collector *c, **tail;
+
+	if (s->attached)
+		return rs_fail(s, -EBUSY, "cannot enable %s: session already attached", ops->name);
+	for (c = s->collectors; c; c = c->next)
+		if (c->ops == ops)
+			return rs_fail(s, -EEXIST, "collector %s enabled twice", ops->name);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->ops = ops;
+	c->s = s;
+	c->priv = priv;
+	for (tail = &s->collectors; *tail; tail = &(*tail)->next)
+		;
+	*tail = c;
+	return 0;
+}
+
+int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_filter)
+{
+	struct bpf_map *rb = bpf_object__find_map_by_name(c->obj, "events");
+	int err;
+
+	*rodata_filter = c->s->filter;
+	if (!rb)
+		return rs_fail(c->s, -ENOENT, "%s: BPF object has no events map", c->ops->name);
+	err = bpf_map__set_max_entries(rb, c->s->opts.ringbuf_bytes);
+	if (err)
+		return rs_fail(c->s, err, "%s: cannot size ring buffer to %zu bytes",
+			       c->ops->name, c->s->opts.ringbuf_bytes);
+	return 0;
+}
+
+int rs_collector_keep_link(struct rs_collector *c, struct bpf_link *link)
+{
+	if (c->nr_links >= RS_MAX_LINKS) {
+		bpf_link__destroy(link);
+		return rs_fail(c->s, -E2BIG, "%s: more than %d probes", c->ops->name, RS_MAX_LINKS);
+	}
+	c->links[c->nr_links++] = link;
+	return 0;
+}
+
+/* Ring-buffer callback; ctx is the collector whose ring holds the record. */
+static int deliver(void *ctx, void *data, size_t size)
+{
+	struct rs_collector *c = ctx;
+	struct ringside_session *s = c->s;
+	const struct rs_event_hdr *ev = data;
+	int ret;
+
+	if (size < sizeof(*ev))
+		return 0;
+	if (c->ops->inspect) {
+		ret = c->ops->inspect(c, ev, size);
+		if (ret < 0)
+			return ret;
+		if (ret > 0)
+			return 0;
+	}
+	s->st.events++;
+	s->st.bytes += size;
+	if (s->opts.on_event) {
+		ret = s->opts.on_event(s->opts.ctx, ev, size);
+		if (ret < 0) {
+			s->cb_err = ret;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void collector_unload(struct rs_collector *c)
+{
+	for (unsigned int i = 0; i < c->nr_links; i++)
+		bpf_link__destroy(c->links[i]);
+	c->nr_links = 0;
+	if (c->obj && c->ops->destroy)
+		c->ops->destroy(c);
+	c->obj = NULL;
+}
+
+static void collector_lost_total(struct rs_collector *c, uint64_t *lost)
+{
+	struct bpf_map *map = c->obj ? bpf_object__find_map_by_name(c->obj, "drops") : NULL;
+	int ncpu = libbpf_num_possible_cpus();
+	__u32 zero = 0;
+	__u64 *vals;
+
+	if (!map || ncpu <= 0)
+		return;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return;
+	if (!bpf_map_lookup_elem(bpf_map__fd(map), &zero, vals))
+		for (int i = 0; i < ncpu; i++)
+			*lost += vals[i];
+	free(vals);
+}
+
+void ringside_session_detach(struct ringside_session *s)
+{
+	uint64_t lost = 0;
+
+	if (!s)
+		return;
+	/* Keep the drop count of what is being unloaded for the final summary. */
+	for (struct rs_collector *c = s->collectors; c; c = c->next)
+		collector_lost_total(c, &lost);
+	s->lost_before += lost;
+	ring_buffer__free(s->rb);
+	s->rb = NULL;
+	for (struct rs_collector *c = s->collectors; c; c = c->next)
+		collector_unload(c);
+	s->attached = false;
+	s->st.collectors = 0;
+	s->st.links = 0;
+}
+
+static int add_ring(struct ringside_session *s, struct rs_collector *c)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(c->obj, "events");
+	int fd = map ? bpf_map__fd(map) : -1;
+	int err;
+
+	if (fd < 0)
+		return rs_fail(s, -ENOENT, "%s: no events map", c->ops->name);
+	if (!s->rb) {
+		s->rb = ring_buffer__new(fd, deliver, c, NULL);
+		if (!s->rb) {
+			err = -errno;
+			return rs_fail(s, err, "cannot create ring buffer reader: %s",
+				       ringside_strerror(err));
+		}
+		return 0;
+	}
+	err = ring_buffer__add(s->rb, fd, deliver, c);
+	return err ? rs_fail(s, err, "cannot add %s ring buffer", c->ops->name) : 0;
+}
+
+int ringside_session_attach(struct ringside_session *s)
+{
+	int err;
+
+	if (s->attached)
+		return 0;
+	if (!s->collectors)
+		return rs_fail(s, -EINVAL, "no collector enabled");
+	s->errmsg[0] = '\0';
+	for (struct rs_collector *c = s->collectors; c; c = c->next) {
+		err = c->ops->load(c);
+		if (!err)
+			err = c->ops->attach(c);
+		if (!err)
+			err = add_ring(s, c);
+		if (err) {
+			if (!s->errmsg[0])
+				rs_fail(s, err, "%s: %s", c->ops->name, ringside_strerror(err));
+			ringside_session_detach(s);
+			return err;
+		}
+		s->st.collectors++;
+		s->st.links += c->nr_links;
+	}
+	s->attached = true;
+	return 0;
+}
+
+int ringside_session_poll(struct ringside_session *s, int timeout_ms)
+{
+	uint64_t before = s->st.events;
+	int err;
+
+	if (!s->rb)
+		return rs_fail(s, -ENOTCONN, "session is not attached");
+	s->cb_err = 0;
+	err = ring_buffer__poll(s->rb, timeout_ms);
+	if (s->cb_err)
+		return s->cb_err;
+	if (err < 0 && err != -EINTR)
+		return rs_fail(s, err, "ring buffer poll failed: %s", ringside_strerror(err));
+	if (err == -EINTR)
+		return -EINTR;
+	return (int)(s->st.events - before);
+}
+
+int ringside_session_epoll_fd(const struct ringside_session *s)
+{
+	return s->rb ? ring_buffer__epoll_fd(s->rb) : -ENOTCONN;
+}
+
+int ringside_session_stats(const struct ringside_session *s, struct ringside_stats *st)
+{
+	uint64_t lost = s->lost_before;
+
+	*st = s->st;
+	for (struct rs_collector *c = s->collectors; c; c = c->next)
+		collector_lost_total(c, &lost);
+	st->lost = lost;
+	return 0;
+}
+
+const char *ringside_session_errmsg(const struct ringside_session *s)
+{
+	return s ? s->errmsg : "";
+}
+
+const char *ringside_session_notes(const struct ringside_session *s)
+{
+	return s ? s->notes : "";
+}
+
+void ringside_session_close(struct ringside_session *s)
+{
+	struct rs_collector *c, *next;
+
+	if (!s)
+		return;
+	ringside_session_detach(s);
+	for (c = s->collectors; c; c = next) {
+		next = c->next;
+		if (c->ops->release)
+			c->ops->release(c);
+		free(c);
+	}
+	free(s->cgroup_path);
+	free(s);
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Internal: the session object and the contract every collector follows. */
+#ifndef RINGSIDE_SESSION_INT_H
+#define RINGSIDE_SESSION_INT_H
+
+#include <bpf/libbpf.h>
+#include "ringside/ringside.h"
+
+struct rs_collector;
+
+struct rs_collector_ops {
+	const char *name;
+	/* Open the skeleton, set .rodata (filter included) and load it. */
+	int (*load)(struct rs_collector *c);
+	/* Attach programs; store links in c->links. */
+	int (*attach)(struct rs_collector *c);
+	/*
+	 * Optional: look at each record before the application does (e.g. to
+	 * symbolize or keep state). Return 0 to deliver, >0 to swallow it.
+	 */
+	int (*inspect)(struct rs_collector *c, const struct rs_event_hdr *ev, size_t size);
+	/* Undo load(): free the skeleton and what attach() made besides links. */
+	void (*destroy)(struct rs_collector *c);
+	/* Free c->priv when the session closes. */
+	void (*release)(struct rs_collector *c);
+};
+
+#define RS_MAX_LINKS 64
+
+struct rs_collector {
+	const struct rs_collector_ops *ops;
+	struct ringside_session *s;
+	void *priv;			/* collector's own state (skeleton, options) */
+	struct bpf_object *obj;		/* set by load() */
+	struct bpf_link *links[RS_MAX_LINKS];
+	unsigned int nr_links;
+	struct rs_collector *next;
+};
+
+struct ringside_session {
+	struct ringside_session_opts opts;
+	char *cgroup_path;
+	struct rs_filter_cfg filter;
+	struct ring_buffer *rb;
+	struct rs_collector *collectors;
+	bool attached;
+	struct ringside_stats st;
+	uint64_t lost_before;		/* drops counted by collectors since unloaded */
+	int cb_err;
+	char errmsg[512];
+	char notes[2048];
+};
+
+/* Record a detailed message for the session and return err (negative). */
+int rs_fail(struct ringside_session *s, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Append an informational line to the session's notes. */
+void rs_note(struct ringside_session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Add a collector to the session; it is loaded and attached by attach(). */
+int rs_session_add(struct ringside_session *s, const struct rs_collector_ops *ops,
+		   void *priv);
+
+/*
+ * Common pre-load step for a skeleton: size the ring buffer and copy the
+ * filter into the object's .rodata copy pointed to by rodata_filter.
+ */
+int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_filter);
+
+/* Keep a link; fails (and destroys the link) when the table is full. */
+int rs_collector_keep_link(struct rs_collector *c, struct bpf_link *link);
+
+/* Turn a libbpf pointer error into a negative errno. */
+static inline int rs_ptr_err(const void *p)
+{
+	long err = libbpf_get_error(p);
+	return err ? (int)err : 0;
+}
+
+#endif

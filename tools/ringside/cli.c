@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "cli.h"
+
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ringside: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_fail(const struct ringside_session *s, int err, const char *what)
+{
+	const char *detail = ringside_session_errmsg(s);
+
+	if (detail && *detail)
+		cli_err("%s: %s", what, detail);
+	else
+		cli_err("%s: %s", what, ringside_strerror(err));
+	return 1;
+}
+
+int cli_parse_size(const char *s, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (!s || *s == '-' || !*s)
+		return -EINVAL;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_pid(const char *arg, pid_t *out, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v <= 0 || v > 0x3fffffff) {
+		cli_err("%s '%s' is not a process id: give a positive number", what, arg);
+		return -1;
+	}
+	if (kill((pid_t)v, 0) && errno == ESRCH) {
+		cli_err("no such %s: %ld (check with ps)", what, v);
+		return -1;
+	}
+	*out = (pid_t)v;
+	return 1;
+}
+
+int cli_common_opt(int opt, const char *arg, struct cli_opts *o)
+{
+	unsigned long long size;
+
+	switch (opt) {
+	case 'p':
+		return parse_pid(arg, &o->pid, "process");
+	case 1001:
+		return parse_pid(arg, &o->tid, "thread");
+	case 1002:
+		o->cgroup = arg;
+		return 1;
+	case 1003:
+		if (strlen(arg) >= RS_COMM_LEN) {
+			cli_err("--comm '%s' is longer than the kernel's %d-byte comm", arg, RS_COMM_LEN - 1);
+			return -1;
+		}
+		o->comm = arg;
+		return 1;
+	case 1004:
+		o->json = true;
+		return 1;
+	case 'd':
+		if (cli_parse_seconds(arg, &o->duration) || o->duration == 0) {
+			cli_err("--duration '%s' is not a positive number of seconds", arg);
+			return -1;
+		}
+		return 1;
+	case 1005:
+		if (cli_parse_seconds(arg, &o->interval) || o->interval < 0.01) {
+			cli_err("--interval '%s' is not a number of seconds >= 0.01", arg);
+			return -1;
+		}
+		return 1;
+	case 1006:
+		if (cli_parse_size(arg, &size) || size < 4096 || (size & (size - 1)) ||
+		    size > (1ULL << 30)) {
+			cli_err("--ringbuf-size '%s' must be a power of two from 4K to 1G", arg);
+			return -1;
+		}
+		o->ringbuf_bytes = size;
+		return 1;
+	case 'v':
+		o->verbose++;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int libbpf_verbose_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int libbpf_quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+void cli_setup_libbpf_print(int verbose)
+{
+	libbpf_set_print(verbose ? libbpf_verbose_print : libbpf_quiet_print);
+}
+
+int cli_require_bpf(void)
+{
+	if (ringside_check_privileges()) {
+		cli_err("missing privileges: run as root (needs CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN)");
+		return 1;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		cli_err("%s", ringside_strerror(RINGSIDE_ERR_NOBTF));
+		return 1;
+	}
+	return 0;
+}
+
+void cli_session_opts(const struct cli_opts *o, struct ringside_session_opts *so)
+{
+	memset(so, 0, sizeof(*so));
+	so->sz = sizeof(*so);
+	so->pid = o->pid;
+	so->tid = o->tid;
+	so->cgroup_path = o->cgroup;
+	so->comm = o->comm;
+	so->ringbuf_bytes = o->ringbuf_bytes;
+}
+
+/* The only process-wide state of the CLI: a signal flag, as signals require. */
+static volatile sig_atomic_t cli_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	cli_stop = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int cli_run(struct cli_loop *l)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	double start = now_s(), next_tick = l->o->interval > 0 ? start + l->o->interval : 0;
+	struct ringside_stats st;
+	int err = 0;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (!cli_stop) {
+		double t = now_s();
+		int timeout = 100;
+
+		if (l->o->duration > 0 && t - start >= l->o->duration)
+			break;
+		if (next_tick && t >= next_tick) {
+			if (l->tick)
+				l->tick(l->ctx, t - start);
+			next_tick += l->o->interval;
+		}
+		err = ringside_session_poll(l->s, timeout);
+		if (err == -EINTR) {
+			err = 0;
+			continue;
+		}
+		if (err < 0)
+			break;
+		err = 0;
+	}
+	if (l->summary)
+		l->summary(l->ctx);
+	ringside_session_stats(l->s, &st);
+	if (st.lost) {
+		if (l->o->json)
+			printf("{\"type\":\"lost\",\"events\":%llu}\n", (unsigned long long)st.lost);
+		fprintf(stderr, "ringside: %llu events lost — raise --ringbuf-size\n",
+			(unsigned long long)st.lost);
+	}
+	ringside_session_detach(l->s);
+	if (err < 0)
+		return cli_fail(l->s, err, "tracing stopped");
+	return 0;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The ringside CLI: options shared by subcommands, and the tracing loop. */
+#ifndef RINGSIDE_CLI_H
+#define RINGSIDE_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "ringside/ringside.h"
+
+struct cli_opts {
+	pid_t pid;
+	pid_t tid;
+	const char *cgroup;
+	const char *comm;
+	bool json;
+	int verbose;
+	double duration;	/* seconds; 0: until SIGINT */
+	double interval;	/* seconds between summaries; 0: at exit only */
+	size_t ringbuf_bytes;
+};
+
+/* getopt_long entries every tracing subcommand accepts; ends with a zero entry. */
+#define CLI_COMMON_LONGOPTS                                            \
+	{ "pid", required_argument, NULL, 'p' },                       \
+	{ "tid", required_argument, NULL, 1001 },                      \
+	{ "cgroup", required_argument, NULL, 1002 },                   \
+	{ "comm", required_argument, NULL, 1003 },                     \
+	{ "json", no_argument, NULL, 1004 },                           \
+	{ "duration", required_argument, NULL, 'd' },                  \
+	{ "interval", required_argument, NULL, 1005 },                 \
+	{ "ringbuf-size", required_argument, NULL, 1006 },             \
+	{ "verbose", no_argument, NULL, 'v' },                         \
+	{ "help", no_argument, NULL, 'h' }
+#define CLI_COMMON_SHORTOPTS "p:d:vh"
+
+#define CLI_COMMON_HELP                                                                   \
+	"  -p, --pid PID          only this process\n"                                      \
+	"      --tid TID          only this thread\n"                                       \
+	"      --cgroup PATH      only tasks in this cgroup subtree (v1 or v2 path)\n"      \
+	"      --comm NAME        only tasks with this command name\n"                      \
+	"      --json             JSON Lines output, one object per record\n"               \
+	"  -d, --duration SECS    stop after SECS seconds (default: until Ctrl-C)\n"        \
+	"      --interval SECS    print a summary every SECS seconds\n"                     \
+	"      --ringbuf-size N   ring buffer bytes per collector, power of two (256K)\n"  \
+	"  -v, --verbose          show libbpf's messages\n"                                 \
+	"  -h, --help             this help\n"
+
+/*
+ * Handle a common option. Returns 1 when handled, 0 when opt is not common,
+ * -1 after printing an error for a bad value.
+ */
+int cli_common_opt(int opt, const char *arg, struct cli_opts *o);
+
+/* Parse "64M"-style sizes (K, M, G; powers of 1024). */
+int cli_parse_size(const char *s, unsigned long long *out);
+/* Parse a non-negative number of seconds. */
+int cli_parse_seconds(const char *s, double *out);
+
+/* Print "ringside: ..." to stderr; the one-line error convention. */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print an error for a failed library call, with the session's detail. */
+int cli_fail(const struct ringside_session *s, int err, const char *what);
+
+/* Check privileges and kernel basics; prints the error and returns non-zero. */
+int cli_require_bpf(void);
+/* Route libbpf's messages: shown with -v, otherwise silent. */
+void cli_setup_libbpf_print(int verbose);
+
+/* Fill session options from the common CLI options. */
+void cli_session_opts(const struct cli_opts *o, struct ringside_session_opts *so);
+
+/*
+ * The tracing loop: poll until duration or SIGINT/SIGTERM, call tick()
+ * every interval, then summary(). Returns the exit status.
+ */
+struct cli_loop {
+	struct ringside_session *s;
+	const struct cli_opts *o;
+	void (*tick)(void *ctx, double elapsed);
+	void (*summary)(void *ctx);
+	void *ctx;
+};
+int cli_run(struct cli_loop *loop);
+
+/* Subcommands. */
+int cmd_features(int argc, char **argv);
+
+#endif

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <string.h>
+
+#include "cli.h"
+
+static const char main_usage[] =
+	"Usage: ringside COMMAND [OPTIONS]\n"
+	"eBPF tracing of AES-GCM crypto work, memory-cgroup reclaim and btrfs reclaim.\n"
+	"\n"
+	"Commands:\n"
+	"  features   probe what the running kernel supports\n"
+	"\n"
+	"Run 'ringside COMMAND --help' for a command's options; see ringside(1).\n"
+	"  --version  print version and event ABI\n";
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+};
+
+int main(int argc, char **argv)
+{
+	static const struct command commands[] = {
+		{ "features", cmd_features },
+	};
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(main_usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("ringside %s (event ABI %u)\n", ringside_version(), ringside_event_abi());
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	cli_err("unknown command '%s': see ringside --help", argv[1]);
+	return 2;
+}
