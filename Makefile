@@ -113,7 +113,7 @@ $(OUT)/tests/progs/%: tests/progs/%.c
 tests: all $(UNIT_BINS) $(PROG_BINS)
 
 check: tests
-	@OUT=$(OUT) tests/run-tests.sh
+	@OUT=$(OUT) SANFLAGS="$(SANFLAGS)" tests/run-tests.sh
 
 unit: $(UNIT_BINS)
 	@OUT=$(OUT) tests/run-tests.sh unit
@@ -148,7 +148,8 @@ install: all
 	ln -sf libringside.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libringside.so.0
 	ln -sf libringside.so.0 $(DESTDIR)$(LIBDIR)/libringside.so
 	install -m 644 include/ringside/*.h $(DESTDIR)$(PREFIX)/include/ringside/
-	install -m 644 $(OUT)/ringside.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	  ringside.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ringside.pc
 	install -m 644 man/ringside.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:

@@ -52,8 +52,11 @@ int ringside_procmaps_parse_line(const char *line, struct ringside_vma *v)
 		   (perms[1] == 'w' ? RINGSIDE_VMA_WRITE : 0) |
 		   (perms[2] == 'x' ? RINGSIDE_VMA_EXEC : 0) |
 		   (perms[3] == 's' ? RINGSIDE_VMA_SHARED : 0);
-	if (name_at > 0) {
-		/* %n after a trailing space skipped the padding; keep spaces inside names. */
+	/*
+	 * The " %n" skipped the padding before the name, but for a nameless line
+	 * it also skips the newline into the next line: clamp to this line.
+	 */
+	if (name_at > 0 && (size_t)name_at <= strcspn(line, "\n")) {
 		size_t n = strcspn(line + name_at, "\n");
 
 		if (n >= sizeof(v->name))

@@ -1,0 +1,32 @@
+# Helpers for integration tests: PASS/FAIL/SKIP lines for tests/run-tests.sh.
+# shellcheck shell=bash
+RINGSIDE=${RINGSIDE:-build/ringside}
+RS_ROOT=${RS_ROOT:-$(pwd)}
+cd "$RS_ROOT" || exit 1
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+skip() { echo "SKIP $1: $2"; }
+
+# check NAME COMMAND...: PASS when the command succeeds.
+check() {
+	local name=$1
+	shift
+	if "$@"; then pass "$name"; else fail "$name" "command failed: $*"; fi
+}
+
+need_root() {	# name: skip (and return 1) when not root
+	if [ "$(id -u)" != 0 ]; then
+		skip "$1" "needs root for BPF (CI runs as root)"
+		return 1
+	fi
+}
+
+# Count BPF links/programs that belong to us (the feature probe and collectors use
+# program names starting with probe_, gcm_, reclaim_, btrfs_).
+our_bpf_progs() {
+	bpftool prog show 2>/dev/null | grep -cE ' name (probe_|gcm_|reclaim_|btrfs_)' || true
+}
+bpf_links() {
+	bpftool link show 2>/dev/null | grep -c '^[0-9]' || true
+}
