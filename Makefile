@@ -32,7 +32,7 @@ endif
 WARN      := -Wall -Wextra -Werror -Wno-missing-field-initializers -Wno-format-truncation
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS:= -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -I$(OUT) -Isrc
-LDLIBS    := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+LDLIBS    := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
@@ -102,13 +102,14 @@ $(CLI): $(CLI_OBJS) $(LIB_A)
 # ---- tests -------------------------------------------------------------------
 $(OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB_A) $(LDLIBS) -lm
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB_A) $(LDLIBS) -lm -ldl
 
 # Workload programs; the ones named *_crypto link the real crypto libraries.
 PROG_LIBS_gcm_workload := -lcrypto -lssl $(shell $(PKG_CONFIG) --libs gnutls libgcrypt 2>/dev/null)
+PROG_FLAGS_nopie_target := -no-pie -fno-pie
 $(OUT)/tests/progs/%: tests/progs/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -o $@ $< $(PROG_LIBS_$*) -ldl -lpthread
+	$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer $(PROG_FLAGS_$*) -o $@ $< $(PROG_LIBS_$*) -ldl -lpthread
 
 tests: all $(UNIT_BINS) $(PROG_BINS)
 

@@ -19,6 +19,8 @@ static const char *const rs_err_text[] = {
 	[RINGSIDE_ERR_KERNEL - RINGSIDE_ERR_BASE] = "running kernel lacks a needed facility",
 	[RINGSIDE_ERR_NOTRACEFS - RINGSIDE_ERR_BASE] =
 		"tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing",
+	[RINGSIDE_ERR_KTHREAD - RINGSIDE_ERR_BASE] = "process is a kernel thread: it has no user memory",
+	[RINGSIDE_ERR_ZOMBIE - RINGSIDE_ERR_BASE] = "process has exited (zombie): its memory is gone",
 };
 
 const char *ringside_strerror(int err)
@@ -29,6 +31,8 @@ const char *ringside_strerror(int err)
 		return rs_err_text[err - RINGSIDE_ERR_BASE];
 	if (err == EPERM || err == EACCES)
 		return "operation not permitted: run as root (needs CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN)";
+	if (err == ESRCH)
+		return "no such process";
 	/* strerror() is thread-safe in glibc for known values; unknown ones get a fixed text. */
 	return strerror(err);
 }

@@ -19,6 +19,7 @@ struct ringside_procmaps {
 	pid_t pid;
 	int fd;			/* /proc/PID/maps */
 	bool use_ioctl;
+	bool ioctl_unknown;	/* AUTO: not asked yet; the first query tells */
 	long page_size;
 	char *text;		/* text mode: last read of the maps file */
 	size_t text_cap;
@@ -175,8 +176,10 @@ int ringside_procmaps_open(pid_t pid, enum ringside_procmaps_mode mode,
 		free(pm);
 		return err;
 	}
-	pm->use_ioctl = mode != RINGSIDE_PROCMAPS_TEXT && ioctl_supported(pm->fd);
-	if (mode == RINGSIDE_PROCMAPS_IOCTL && !pm->use_ioctl) {
+	/* AUTO learns from its first real query, sparing a cold lookup a probe. */
+	pm->use_ioctl = mode != RINGSIDE_PROCMAPS_TEXT;
+	pm->ioctl_unknown = mode == RINGSIDE_PROCMAPS_AUTO;
+	if (mode == RINGSIDE_PROCMAPS_IOCTL && !ioctl_supported(pm->fd)) {
 		ringside_procmaps_close(pm);
 		return -ENOTTY;
 	}
@@ -196,6 +199,8 @@ void ringside_procmaps_close(struct ringside_procmaps *pm)
 
 bool ringside_procmaps_uses_ioctl(const struct ringside_procmaps *pm)
 {
+	if (pm->ioctl_unknown)
+		return ioctl_supported(pm->fd);
 	return pm->use_ioctl;
 }
 
@@ -387,6 +392,13 @@ int ringside_procmaps_query(struct ringside_procmaps *pm, uint64_t addr, uint32_
 	if (!pm->use_ioctl)
 		return text_query(pm, addr, flags, out);
 	err = ioctl_query(pm, addr, flags, out);
+	if (pm->ioctl_unknown) {
+		pm->ioctl_unknown = false;
+		if (err == -ENOTTY) {
+			pm->use_ioctl = false;
+			return text_query(pm, addr, flags, out);
+		}
+	}
 	if (err != -ENOENT)
 		return err;
 	gate = gate_vma(pm);
@@ -408,6 +420,10 @@ int ringside_procmaps_foreach(struct ringside_procmaps *pm, uint32_t flags,
 	if (!v)
 		return -ENOMEM;
 	flags |= RINGSIDE_QUERY_COVERING_OR_NEXT;
+	if (pm->ioctl_unknown) {
+		pm->ioctl_unknown = false;
+		pm->use_ioctl = ioctl_supported(pm->fd);
+	}
 	if (!pm->use_ioctl) {
 		/* One read, one pass: re-querying text per VMA would be quadratic. */
 		err = text_reload(pm);

@@ -48,6 +48,8 @@ enum {
 	RINGSIDE_ERR_NOMEMCG = 4006,	/* cgroup hierarchy lacks the memory controller */
 	RINGSIDE_ERR_KERNEL = 4007,	/* kernel lacks a needed facility */
 	RINGSIDE_ERR_NOTRACEFS = 4008,	/* tracefs is not mounted */
+	RINGSIDE_ERR_KTHREAD = 4009,	/* PID is a kernel thread: no user memory */
+	RINGSIDE_ERR_ZOMBIE = 4010,	/* PID has exited and not been reaped */
 	RINGSIDE_ERR_MAX
 };
 

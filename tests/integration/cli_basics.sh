@@ -16,7 +16,7 @@ err=$("$RINGSIDE" features --bogus 2>&1); rc=$?
 err=$("$RINGSIDE" 2>&1); rc=$?
 [ "$rc" = 2 ] && pass no_command || fail no_command "rc=$rc"
 
-for cmd in features; do
+for cmd in features maps sym; do
 	out=$("$RINGSIDE" $cmd --help) && grep -q "^Usage: ringside $cmd" <<<"$out" &&
 		pass "help_$cmd" || fail "help_$cmd" "no usage"
 done

@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -85,7 +86,14 @@ struct cli_loop {
 };
 int cli_run(struct cli_loop *loop);
 
+/* Resolve a PID argument, with one-line errors (no such process, zombie...). */
+int cli_parse_target_pid(const char *arg, pid_t *pid);
+void cli_build_id_hex(const uint8_t *id, uint32_t n, char *out, size_t len);
+void cli_perms(uint32_t flags, char out[5]);
+
 /* Subcommands. */
 int cmd_features(int argc, char **argv);
+int cmd_maps(int argc, char **argv);
+int cmd_sym(int argc, char **argv);
 
 #endif

@@ -9,6 +9,8 @@ static const char main_usage[] =
 	"\n"
 	"Commands:\n"
 	"  features   probe what the running kernel supports\n"
+	"  maps       dump a process's mappings (PROCMAP_QUERY) with build IDs\n"
+	"  sym        symbolize addresses of a process\n"
 	"\n"
 	"Run 'ringside COMMAND --help' for a command's options; see ringside(1).\n"
 	"  --version  print version and event ABI\n";
@@ -22,6 +24,8 @@ int main(int argc, char **argv)
 {
 	static const struct command commands[] = {
 		{ "features", cmd_features },
+		{ "maps", cmd_maps },
+		{ "sym", cmd_sym },
 	};
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {

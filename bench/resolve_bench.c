@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Address resolution cost: PROCMAP_QUERY vs /proc/PID/maps text parsing,
+ * on a frozen child process with 1,000 and 10,000 mappings. Prints per-address
+ * ns and ratios side by side; asserts nothing about wall-clock time.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ringside/resolve.h"
+
+#define NADDR 10000
+#define RUNS 15
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+static pid_t spawn(int nmaps)
+{
+	int pfd[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		long ps = sysconf(_SC_PAGESIZE);
+		char *base = mmap(NULL, (size_t)nmaps * ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		for (int i = 0; base != MAP_FAILED && i < nmaps; i += 2)
+			mprotect(base + (size_t)i * ps, ps, PROT_READ | PROT_WRITE);
+		if (write(pfd[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &c, 1) != 1)
+		return -1;
+	close(pfd[0]);
+	return pid;
+}
+
+struct vlist {
+	struct ringside_vma *v;
+	size_t n, cap;
+};
+
+static int collect(void *ctx, const struct ringside_vma *vma)
+{
+	struct vlist *l = ctx;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 1024;
+		l->v = realloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = *vma;
+	return 0;
+}
+
+/* Sorted addresses inside the VMAs that pass flags, as a profiler would collect. */
+static uint64_t *make_addrs(pid_t pid, uint32_t flags)
+{
+	struct ringside_procmaps *pm;
+	struct vlist l = { 0 };
+	uint64_t *a = malloc(NADDR * sizeof(*a));
+	unsigned int rnd = 42;
+
+	ringside_procmaps_open(pid, RINGSIDE_PROCMAPS_AUTO, &pm);
+	ringside_procmaps_foreach(pm, flags, collect, &l);
+	ringside_procmaps_close(pm);
+	for (int i = 0; i < NADDR; i++) {
+		struct ringside_vma *v;
+
+		rnd = rnd * 1103515245 + 12345;
+		v = &l.v[(rnd >> 8) % l.n];
+		rnd = rnd * 1103515245 + 12345;
+		a[i] = v->start + (rnd >> 4) % (v->end - v->start);
+	}
+	for (int i = 1; i < NADDR; i++)	/* insertion sort: keeps the bench dependency-free */
+		for (int j = i; j > 0 && a[j - 1] > a[j]; j--) {
+			uint64_t t = a[j];
+			a[j] = a[j - 1];
+			a[j - 1] = t;
+		}
+	free(l.v);
+	return a;
+}
+
+/* What a text-based normalizer keeps per VMA (blazesym-style). */
+struct text_vma {
+	uint64_t start, end, offset;
+	char *name;
+	uint32_t build_id_size;
+	uint8_t build_id[RINGSIDE_BUILD_ID_MAX];
+};
+
+struct tlist {
+	struct text_vma *v;
+	size_t n, cap;
+};
+
+static int collect_compact(void *ctx, const struct ringside_vma *vma)
+{
+	struct tlist *l = ctx;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 1024;
+		l->v = realloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n] = (struct text_vma){ vma->start, vma->end, vma->offset, strdup(vma->name),
+					vma->build_id_size };
+	memcpy(l->v[l->n].build_id, vma->build_id, sizeof(vma->build_id));
+	l->n++;
+	return 0;
+}
+
+/* The text way: parse the whole file, then binary-search each address. */
+static double batch_text(pid_t pid, const uint64_t *addrs, bool build_id, struct ringside_sym *out)
+{
+	double t0 = now_ns();
+	struct ringside_procmaps *pm;
+	struct tlist l = { 0 };
+
+	ringside_procmaps_open(pid, RINGSIDE_PROCMAPS_TEXT, &pm);
+	ringside_procmaps_foreach(pm, build_id ? RINGSIDE_QUERY_BUILD_ID : 0, collect_compact, &l);
+	for (int i = 0; i < NADDR; i++) {
+		size_t lo = 0, hi = l.n;
+
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (l.v[mid].start <= addrs[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo) {
+			out[i].file_offset = addrs[i] - l.v[lo - 1].start + l.v[lo - 1].offset;
+			out[i].path = l.v[lo - 1].name;
+		}
+	}
+	ringside_procmaps_close(pm);
+	for (size_t i = 0; i < l.n; i++)
+		free(l.v[i].name);
+	free(l.v);
+	return now_ns() - t0;
+}
+
+static double batch_ioctl(pid_t pid, const uint64_t *addrs, bool build_id, struct ringside_sym *out)
+{
+	struct ringside_resolver_opts o = { .sz = sizeof(o), .want_build_id = build_id };
+	static uint64_t offs[NADDR];
+	static const struct ringside_mapping *maps[NADDR];
+	struct ringside_resolver *r;
+	double t0 = now_ns();
+
+	(void)out;
+	ringside_resolver_new(&o, &r);
+	if (ringside_normalize(r, pid, addrs, NADDR, offs, maps) < 0)
+		fprintf(stderr, "normalize failed\n");
+	ringside_resolver_free(r);
+	return now_ns() - t0;
+}
+
+static double single_cold(pid_t pid, uint64_t addr, enum ringside_procmaps_mode mode, bool build_id)
+{
+	struct ringside_procmaps *pm;
+	struct ringside_vma *v = malloc(sizeof(*v));
+	double t0 = now_ns();
+
+	ringside_procmaps_open(pid, mode, &pm);
+	ringside_procmaps_query(pm, addr, build_id ? RINGSIDE_QUERY_BUILD_ID : 0, v);
+	ringside_procmaps_close(pm);
+	t0 = now_ns() - t0;
+	free(v);
+	return t0;
+}
+
+static void run(int nmaps)
+{
+	pid_t pid = spawn(nmaps);
+	struct ringside_sym *out = calloc(NADDR, sizeof(*out));
+	double tt[RUNS], ti[RUNS];
+	static const char *const dist_name[] = { "exec VMAs (profile-like)", "all VMAs (uniform)" };
+	static const uint32_t dist_flags[] = { RINGSIDE_VMA_EXEC | RINGSIDE_QUERY_FILE_BACKED, 0 };
+
+	printf("\n== process with %d mappings\n", nmaps);
+	for (int d = 0; d < 2; d++) {
+		uint64_t *addrs = make_addrs(pid, dist_flags[d]);
+
+		for (int bid = 0; bid < 2; bid++) {
+			for (int i = 0; i < RUNS; i++) {
+				tt[i] = batch_text(pid, addrs, bid, out);
+				ti[i] = batch_ioctl(pid, addrs, bid, out);
+			}
+			double mt = median(tt, RUNS), mi = median(ti, RUNS);
+			printf("batch %5d sorted addrs in %-25s %-11s text %9.0f us (%6.1f ns/addr)  ioctl %8.0f us (%6.1f ns/addr)  ratio %5.1fx\n",
+			       NADDR, dist_name[d], bid ? "+build-id" : "no build-id", mt / 1e3, mt / NADDR,
+			       mi / 1e3, mi / NADDR, mt / mi);
+		}
+		if (d == 0) {
+			for (int bid = 0; bid < 2; bid++) {
+				for (int i = 0; i < RUNS; i++) {
+					tt[i] = single_cold(pid, addrs[i * 37], RINGSIDE_PROCMAPS_TEXT, bid);
+					ti[i] = single_cold(pid, addrs[i * 37], RINGSIDE_PROCMAPS_AUTO, bid);
+				}
+				double mt = median(tt, RUNS), mi = median(ti, RUNS);
+				printf("single cold lookup %-37s text %9.1f us                   ioctl %8.2f us                   ratio %5.1fx\n",
+				       bid ? "+build-id" : "no build-id", mt / 1e3, mi / 1e3, mt / mi);
+			}
+			/* Warm: the same cached VMA and symbol table, full symbolization. */
+			struct ringside_resolver *r;
+			struct ringside_sym s;
+			const int warm = 2000000;
+
+			ringside_resolver_new(NULL, &r);
+			ringside_resolve(r, pid, addrs[0], &s);
+			double t0 = now_ns();
+			for (int i = 0; i < warm; i++)
+				ringside_resolve(r, pid, addrs[i & 7], &s);
+			printf("warm lookup (cached VMA + symbol)                       %6.1f ns/lookup\n",
+			       (now_ns() - t0) / warm);
+			ringside_resolver_free(r);
+		}
+		free(addrs);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	free(out);
+}
+
+int main(void)
+{
+	printf("resolve_bench: medians of %d runs; ratio = text time / ioctl time\n", RUNS);
+	run(1000);
+	run(10000);
+	return 0;
+}

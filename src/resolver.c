@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The resolver: per-process VMA caches and per-file symbol tables, both
+ * bounded by LRU eviction.
+ *
+ * A process is identified by (pid, start time): a reused PID has another
+ * start time and never sees the old process's mappings. An exec keeps both,
+ * but the kernel ties an open /proc/PID/maps to the mm it was opened on:
+ * after exec the old handle answers ESRCH while the process lives, and the
+ * resolver reopens and drops the old VMAs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ringside/ringside.h"
+#include "ringside/resolve.h"
+#include "symtab.h"
+
+struct file_key {
+	uint8_t build_id[RINGSIDE_BUILD_ID_MAX];
+	uint32_t build_id_size;
+	uint64_t dev, ino, mtime_ns, size;	/* used when there is no build ID */
+};
+
+struct file_entry {
+	struct file_key key;
+	struct rs_symtab *st;	/* NULL: not ELF or unreadable (cached too) */
+	uint64_t last_use;
+};
+
+/* A compact copy of a VMA: caches hold thousands, so no inline name buffer. */
+struct cached_vma {
+	struct ringside_mapping m;	/* m.name is owned (strdup) */
+	struct file_entry *file;	/* resolved lazily; NULL until needed */
+	bool file_tried;
+};
+
+struct proc_entry {
+	pid_t pid;
+	uint64_t start_time;
+	struct ringside_procmaps *pm;
+	struct cached_vma *vmas;	/* sorted by start, non-overlapping */
+	size_t nvmas, cap;
+	uint64_t loaded_ms;
+	uint64_t last_use;
+};
+
+struct ringside_resolver {
+	struct ringside_resolver_opts opts;
+	struct proc_entry *procs;
+	struct file_entry *files;
+	unsigned int nprocs, nfiles;
+	uint64_t clock;		/* LRU counter */
+	struct ringside_resolver_stats st;
+	struct proc_entry *last;	/* fast path for runs of one pid */
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int ringside_resolver_new(const struct ringside_resolver_opts *opts, struct ringside_resolver **out)
+{
+	struct ringside_resolver *r = calloc(1, sizeof(*r));
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	if (opts)
+		memcpy(&r->opts, opts, opts->sz < sizeof(r->opts) ? opts->sz : sizeof(r->opts));
+	r->opts.sz = sizeof(r->opts);
+	if (!r->opts.max_procs)
+		r->opts.max_procs = 64;
+	if (!r->opts.max_files)
+		r->opts.max_files = 128;
+	if (!r->opts.vma_ttl_ms)
+		r->opts.vma_ttl_ms = 1000;
+	r->procs = calloc(r->opts.max_procs, sizeof(*r->procs));
+	r->files = calloc(r->opts.max_files, sizeof(*r->files));
+	if (!r->procs || !r->files) {
+		ringside_resolver_free(r);
+		return -ENOMEM;
+	}
+	*out = r;
+	return 0;
+}
+
+static void drop_vmas(struct proc_entry *p)
+{
+	for (size_t i = 0; i < p->nvmas; i++)
+		free((char *)p->vmas[i].m.name);
+	p->nvmas = 0;
+}
+
+static void proc_clear(struct proc_entry *p)
+{
+	ringside_procmaps_close(p->pm);
+	drop_vmas(p);
+	free(p->vmas);
+	memset(p, 0, sizeof(*p));
+}
+
+void ringside_resolver_free(struct ringside_resolver *r)
+{
+	if (!r)
+		return;
+	for (unsigned int i = 0; r->procs && i < r->nprocs; i++)
+		proc_clear(&r->procs[i]);
+	for (unsigned int i = 0; r->files && i < r->nfiles; i++)
+		rs_symtab_free(r->files[i].st);
+	free(r->procs);
+	free(r->files);
+	free(r);
+}
+
+/* Field 22 of /proc/PID/stat: start time in clock ticks since boot. */
+static int proc_start_time(pid_t pid, uint64_t *out)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	/* comm may hold spaces and parens: fields resume after the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			 &start) != 1)
+		return -EINVAL;
+	*out = start;
+	return 0;
+}
+
+static struct proc_entry *proc_get(struct ringside_resolver *r, pid_t pid, int *err)
+{
+	struct proc_entry *p = NULL, *victim = NULL;
+	uint64_t start;
+
+	*err = proc_start_time(pid, &start);
+	if (*err)
+		return NULL;
+	for (unsigned int i = 0; i < r->nprocs; i++) {
+		if (r->procs[i].pid == pid) {
+			p = &r->procs[i];
+			break;
+		}
+	}
+	if (p && p->start_time != start) {
+		/* The PID was reused: nothing of the old process may leak through. */
+		proc_clear(p);
+		r->st.proc_reloads++;
+	} else if (p) {
+		p->last_use = ++r->clock;
+		return p;
+	}
+	if (!p) {
+		if (r->nprocs < r->opts.max_procs) {
+			p = &r->procs[r->nprocs++];
+		} else {
+			for (unsigned int i = 0; i < r->nprocs; i++)
+				if (!victim || r->procs[i].last_use < victim->last_use)
+					victim = &r->procs[i];
+			proc_clear(victim);
+			p = victim;
+		}
+	}
+	*err = ringside_procmaps_open(pid, r->opts.mode, &p->pm);
+	if (*err) {
+		memset(p, 0, sizeof(*p));
+		return NULL;
+	}
+	p->pid = pid;
+	p->start_time = start;
+	p->loaded_ms = now_ms();
+	p->last_use = ++r->clock;
+	return p;
+}
+
+/* Index of the first cached VMA starting above addr. */
+static size_t vma_upper(const struct proc_entry *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nvmas;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->vmas[mid].m.start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct cached_vma *vma_lookup(struct proc_entry *p, uint64_t addr)
+{
+	size_t i = vma_upper(p, addr);
+
+	if (i && addr < p->vmas[i - 1].m.end)
+		return &p->vmas[i - 1];
+	return NULL;
+}
+
+static struct cached_vma *vma_insert(struct proc_entry *p, const struct ringside_vma *v)
+{
+	struct cached_vma *cv;
+	size_t pos;
+	char *name = strdup(v->name);
+
+	if (!name)
+		return NULL;
+	pos = vma_upper(p, v->start);
+	/* Already cached (a covering-or-next answer we had): keep the one we have. */
+	if (pos && p->vmas[pos - 1].m.start == v->start) {
+		free(name);
+		return &p->vmas[pos - 1];
+	}
+
+	if (p->nvmas == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 32;
+		struct cached_vma *n = realloc(p->vmas, cap * sizeof(*n));
+
+		if (!n) {
+			free(name);
+			return NULL;
+		}
+		p->vmas = n;
+		p->cap = cap;
+	}
+	memmove(&p->vmas[pos + 1], &p->vmas[pos], (p->nvmas - pos) * sizeof(*p->vmas));
+	cv = &p->vmas[pos];
+	memset(cv, 0, sizeof(*cv));
+	cv->m.start = v->start;
+	cv->m.end = v->end;
+	cv->m.offset = v->offset;
+	cv->m.inode = v->inode;
+	cv->m.dev_major = v->dev_major;
+	cv->m.dev_minor = v->dev_minor;
+	cv->m.flags = v->flags;
+	cv->m.build_id_size = v->build_id_size;
+	memcpy(cv->m.build_id, v->build_id, sizeof(cv->m.build_id));
+	cv->m.name = name;
+	p->nvmas++;
+	return cv;
+}
+
+static bool key_equal(const struct file_key *a, const struct file_key *b)
+{
+	if (a->build_id_size || b->build_id_size)
+		return a->build_id_size == b->build_id_size &&
+		       !memcmp(a->build_id, b->build_id, a->build_id_size);
+	return a->dev == b->dev && a->ino == b->ino && a->mtime_ns == b->mtime_ns && a->size == b->size;
+}
+
+static struct file_entry *file_slot(struct ringside_resolver *r)
+{
+	struct file_entry *victim = NULL;
+
+	if (r->nfiles < r->opts.max_files)
+		return &r->files[r->nfiles++];
+	for (unsigned int i = 0; i < r->nfiles; i++)
+		if (!victim || r->files[i].last_use < victim->last_use)
+			victim = &r->files[i];
+	/* Cached VMAs point at file entries: they re-resolve after eviction. */
+	for (unsigned int i = 0; i < r->nprocs; i++)
+		for (size_t j = 0; j < r->procs[i].nvmas; j++)
+			if (r->procs[i].vmas[j].file == victim) {
+				r->procs[i].vmas[j].file = NULL;
+				r->procs[i].vmas[j].file_tried = false;
+			}
+	rs_symtab_free(victim->st);
+	memset(victim, 0, sizeof(*victim));
+	return victim;
+}
+
+/* Open the file behind a VMA: map_files survives deletion and namespaces. */
+static int open_vma_file(pid_t pid, const struct cached_vma *v)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, v->m.start, v->m.end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || v->m.name[0] != '/')
+		return fd;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, v->m.name);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* The vdso is not a file: read its image out of the process. */
+static struct rs_symtab *load_vdso(pid_t pid, const struct cached_vma *v)
+{
+	size_t len = v->m.end - v->m.start;
+	struct rs_symtab *st = NULL;
+	char path[64];
+	void *img;
+	int fd;
+
+	if (len > (1u << 20))
+		return NULL;
+	img = malloc(len);
+	if (!img)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && pread(fd, img, len, (off_t)v->m.start) == (ssize_t)len)
+		rs_symtab_load_mem(img, len, &st);
+	if (fd >= 0)
+		close(fd);
+	free(img);
+	return st;
+}
+
+static struct file_entry *file_for_vma(struct ringside_resolver *r, struct proc_entry *p,
+				       struct cached_vma *cv)
+{
+	struct file_key key = { 0 };
+	struct file_entry *f;
+	struct stat sb;
+	int fd;
+
+	if (cv->file_tried)
+		return cv->file;
+	cv->file_tried = true;
+	if (!strcmp(cv->m.name, "[vdso]")) {
+		/* One vdso per kernel: key it by a fixed identity of its own. */
+		key.ino = UINT64_MAX;
+		key.dev = UINT64_MAX;
+		key.size = cv->m.end - cv->m.start; /* 32- and 64-bit images differ */
+		for (unsigned int i = 0; i < r->nfiles; i++)
+			if (key_equal(&r->files[i].key, &key)) {
+				r->files[i].last_use = ++r->clock;
+				return cv->file = &r->files[i];
+			}
+		f = file_slot(r);
+		f->key = key;
+		f->st = load_vdso(p->pid, cv);
+		f->last_use = ++r->clock;
+		r->st.sym_tables_loaded++;
+		return cv->file = f;
+	}
+	if (!cv->m.inode)
+		return NULL;
+	fd = open_vma_file(p->pid, cv);
+	if (fd < 0)
+		return NULL;
+	if (cv->m.build_id_size) {
+		memcpy(key.build_id, cv->m.build_id, cv->m.build_id_size);
+		key.build_id_size = cv->m.build_id_size;
+	} else if (!fstat(fd, &sb)) {
+		key.dev = sb.st_dev;
+		key.ino = sb.st_ino;
+		key.mtime_ns = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull + sb.st_mtim.tv_nsec;
+		key.size = sb.st_size;
+	}
+	for (unsigned int i = 0; i < r->nfiles; i++) {
+		if (key_equal(&r->files[i].key, &key)) {
+			close(fd);
+			r->files[i].last_use = ++r->clock;
+			return cv->file = &r->files[i];
+		}
+	}
+	f = file_slot(r);
+	f->key = key;
+	rs_symtab_load_fd(fd, "/usr/lib/debug", &f->st);
+	f->last_use = ++r->clock;
+	r->st.sym_tables_loaded++;
+	close(fd);
+	return cv->file = f;
+}
+
+static int query_vma(struct ringside_resolver *r, struct proc_entry *p, uint64_t addr,
+		     struct ringside_vma *v)
+{
+	/*
+	 * Covering-or-next: on a miss the next VMA comes back too and is cached,
+	 * so sorted batches that fall into gaps do not ask twice.
+	 */
+	uint32_t flags = (r->opts.want_build_id ? RINGSIDE_QUERY_BUILD_ID : 0) |
+			 RINGSIDE_QUERY_COVERING_OR_NEXT;
+	int err;
+
+	r->st.vma_queries++;
+	err = ringside_procmaps_query(p->pm, addr, flags, v);
+	if (err != -ESRCH)
+		return err;
+	/* ESRCH on a live process: it exec'd and our handle holds the old mm. */
+	if (kill(p->pid, 0) && errno == ESRCH)
+		return -ESRCH;
+	ringside_procmaps_close(p->pm);
+	p->pm = NULL;
+	drop_vmas(p);
+	r->st.proc_reloads++;
+	err = ringside_procmaps_open(p->pid, r->opts.mode, &p->pm);
+	if (err)
+		return err;
+	return ringside_procmaps_query(p->pm, addr, flags, v);
+}
+
+static void fill_mapping(const struct cached_vma *cv, uint64_t addr, struct ringside_sym *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->addr = addr;
+	out->vma_start = cv->m.start;
+	out->vma_end = cv->m.end;
+	out->vma_flags = cv->m.flags;
+	out->path = cv->m.name;
+	out->file_offset = addr - cv->m.start + cv->m.offset;
+	out->build_id_size = cv->m.build_id_size;
+	memcpy(out->build_id, cv->m.build_id, sizeof(out->build_id));
+}
+
+static void fill_sym(struct ringside_resolver *r, struct proc_entry *p, struct cached_vma *cv,
+		     uint64_t addr, struct ringside_sym *out)
+{
+	struct file_entry *f;
+
+	fill_mapping(cv, addr, out);
+	f = file_for_vma(r, p, cv);
+	if (!f || !f->st)
+		return;
+	if (!strcmp(cv->m.name, "[vdso]"))
+		out->file_offset = addr - cv->m.start; /* the image is mapped from its start */
+	if (rs_symtab_offset_to_vaddr(f->st, out->file_offset, &out->elf_addr))
+		return;
+	out->symbol = rs_symtab_lookup(f->st, out->elf_addr, &out->sym_offset);
+}
+
+static int resolve_one(struct ringside_resolver *r, pid_t pid, uint64_t addr,
+		       struct ringside_sym *out, bool symbols)
+{
+	struct proc_entry *p = r->last;
+	struct cached_vma *cv;
+	struct ringside_vma *v;
+	int err = 0;
+
+	/* Runs of addresses from one process skip the /proc/PID/stat check. */
+	if (!p || p->pid != pid || now_ms() - p->loaded_ms > r->opts.vma_ttl_ms) {
+		p = proc_get(r, pid, &err);
+		if (!p)
+			return err;
+		r->last = p;
+	}
+	if (now_ms() - p->loaded_ms > r->opts.vma_ttl_ms) {
+		/* Mappings may have changed: trust the cache only for a while. */
+		drop_vmas(p);
+		p->loaded_ms = now_ms();
+	}
+	cv = vma_lookup(p, addr);
+	if (cv) {
+		r->st.vma_hits++;
+		if (symbols)
+			fill_sym(r, p, cv, addr, out);
+		else
+			fill_mapping(cv, addr, out);
+		return 0;
+	}
+	v = malloc(sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	err = query_vma(r, p, addr, v);
+	if (!err) {
+		cv = vma_insert(p, v);
+		if (!cv)
+			err = -ENOMEM;
+		else if (cv->m.start > addr)
+			err = -ENOENT;	/* addr is in a gap; the next VMA is cached */
+		else if (symbols)
+			fill_sym(r, p, cv, addr, out);
+		else
+			fill_mapping(cv, addr, out);
+	}
+	free(v);
+	if (err == -ESRCH) {
+		ringside_resolver_forget(r, pid);
+	}
+	return err;
+}
+
+int ringside_resolve(struct ringside_resolver *r, pid_t pid, uint64_t addr, struct ringside_sym *out)
+{
+	return resolve_one(r, pid, addr, out, true);
+}
+
+int ringside_normalize(struct ringside_resolver *r, pid_t pid, const uint64_t *addrs, size_t n,
+		       uint64_t *file_offset, const struct ringside_mapping **mapping)
+{
+	struct ringside_sym scratch;
+	struct proc_entry *p;
+	uint64_t lo = 1, hi = 0;	/* last range known to be cached */
+	size_t cur = 0;
+	int err, mapped = 0;
+
+	/* Pass 1: get every VMA the addresses touch into the cache. */
+	for (size_t i = 0; i < n; i++) {
+		const struct cached_vma *cv;
+
+		if (addrs[i] >= lo && addrs[i] < hi)
+			continue;
+		p = r->last;
+		cv = p && p->pid == pid ? vma_lookup(p, addrs[i]) : NULL;
+		if (!cv) {
+			err = resolve_one(r, pid, addrs[i], &scratch, false);
+			if (err && err != -ENOENT)
+				return err;
+			p = r->last;
+			cv = err ? NULL : vma_lookup(p, addrs[i]);
+		}
+		if (cv) {
+			lo = cv->m.start;
+			hi = cv->m.end;
+		}
+	}
+	p = r->last;
+	if (!p || p->pid != pid)
+		return -ESRCH;
+	/*
+	 * Pass 2: no more inserts, so entries stay put. Sorted input walks a
+	 * cursor forward; anything else falls back to a binary search.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = addrs[i];
+		const struct cached_vma *cv = NULL;
+
+		while (cur < p->nvmas && p->vmas[cur].m.end <= a)
+			cur++;
+		if (cur < p->nvmas && p->vmas[cur].m.start <= a)
+			cv = &p->vmas[cur];
+		else if (cur == p->nvmas || (cur && a < p->vmas[cur - 1].m.end))
+			cv = vma_lookup(p, a), cur = 0;
+		if (cv) {
+			file_offset[i] = a - cv->m.start + cv->m.offset;
+			mapping[i] = &cv->m;
+			mapped++;
+		} else {
+			file_offset[i] = 0;
+			mapping[i] = NULL;
+		}
+	}
+	return mapped;
+}
+
+void ringside_resolver_forget(struct ringside_resolver *r, pid_t pid)
+{
+	for (unsigned int i = 0; i < r->nprocs; i++) {
+		if (r->procs[i].pid != pid)
+			continue;
+		proc_clear(&r->procs[i]);
+		/* Keep the table dense: move the last entry into the hole. */
+		if (i != r->nprocs - 1) {
+			r->procs[i] = r->procs[r->nprocs - 1];
+			memset(&r->procs[r->nprocs - 1], 0, sizeof(r->procs[0]));
+		}
+		r->nprocs--;
+		break;
+	}
+	r->last = NULL;
+}
+
+void ringside_resolver_stats(const struct ringside_resolver *r, struct ringside_resolver_stats *st)
+{
+	*st = r->st;
+}
+
+int ringside_proc_check(pid_t pid)
+{
+	char path[64], buf[512], state = 0, *p;
+	unsigned int flags = 0;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0)
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
+		return -ESRCH;
+	if (state == 'Z' || state == 'X')
+		return -RINGSIDE_ERR_ZOMBIE;
+	if (flags & 0x00200000) /* PF_KTHREAD */
+		return -RINGSIDE_ERR_KTHREAD;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	close(fd);
+	return 0;
+}

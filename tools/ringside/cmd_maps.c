@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ringside/procmaps.h"
+#include "ringside/resolve.h"
+
+static const char maps_usage[] =
+	"Usage: ringside maps PID [--exec-only|--file-only] [--no-build-id] [--text] [--json]\n"
+	"Dump a process's mappings through the PROCMAP_QUERY ioctl (text parsing on\n"
+	"kernels before 6.11), with build IDs.\n"
+	"  --exec-only    only executable mappings\n"
+	"  --file-only    only file-backed mappings\n"
+	"  --no-build-id  skip build IDs\n"
+	"  --text         parse /proc/PID/maps text even when the ioctl exists\n"
+	"  --json         one JSON object per mapping\n";
+
+struct maps_ctx {
+	bool json;
+};
+
+void cli_build_id_hex(const uint8_t *id, uint32_t n, char *out, size_t len)
+{
+	size_t at = 0;
+
+	out[0] = '\0';
+	for (uint32_t i = 0; i < n && at + 3 <= len; i++)
+		at += (size_t)snprintf(out + at, len - at, "%02x", id[i]);
+}
+
+void cli_perms(uint32_t flags, char out[5])
+{
+	out[0] = flags & RINGSIDE_VMA_READ ? 'r' : '-';
+	out[1] = flags & RINGSIDE_VMA_WRITE ? 'w' : '-';
+	out[2] = flags & RINGSIDE_VMA_EXEC ? 'x' : '-';
+	out[3] = flags & RINGSIDE_VMA_SHARED ? 's' : 'p';
+	out[4] = '\0';
+}
+
+static int print_vma(void *arg, const struct ringside_vma *v)
+{
+	const struct maps_ctx *ctx = arg;
+	char perms[5], bid[2 * RINGSIDE_BUILD_ID_MAX + 1];
+
+	cli_perms(v->flags, perms);
+	cli_build_id_hex(v->build_id, v->build_id_size, bid, sizeof(bid));
+	if (ctx->json) {
+		printf("{\"type\":\"vma\",\"start\":\"0x%llx\",\"end\":\"0x%llx\",\"perms\":\"%s\","
+		       "\"offset\":%llu,\"dev\":\"%02x:%02x\",\"inode\":%llu,\"page_size\":%llu,\"name\":",
+		       (unsigned long long)v->start, (unsigned long long)v->end, perms,
+		       (unsigned long long)v->offset, v->dev_major, v->dev_minor,
+		       (unsigned long long)v->inode, (unsigned long long)v->page_size);
+		ringside_json_string(stdout, v->name);
+		printf(",\"build_id\":\"%s\"}\n", bid);
+	} else {
+		printf("%012llx-%012llx %s %08llx %02x:%02x %-10llu %s%s%s\n",
+		       (unsigned long long)v->start, (unsigned long long)v->end, perms,
+		       (unsigned long long)v->offset, v->dev_major, v->dev_minor,
+		       (unsigned long long)v->inode, v->name, bid[0] ? "  " : "", bid);
+	}
+	return 0;
+}
+
+int cli_parse_target_pid(const char *arg, pid_t *pid)
+{
+	char *end;
+	long v;
+	int err;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v <= 0 || v > 0x3fffffff) {
+		cli_err("'%s' is not a process id: give a positive number", arg);
+		return -1;
+	}
+	*pid = (pid_t)v;
+	err = ringside_proc_check(*pid);
+	if (err == -ESRCH) {
+		cli_err("no such process: %ld (check with ps)", v);
+		return -1;
+	}
+	if (err == -EACCES || err == -EPERM) {
+		cli_err("not allowed to read process %ld's memory map: run as root or as its owner", v);
+		return -1;
+	}
+	if (err) {
+		cli_err("process %ld: %s", v, ringside_strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_maps(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "exec-only", no_argument, NULL, 'x' },
+		{ "file-only", no_argument, NULL, 'f' },
+		{ "no-build-id", no_argument, NULL, 'B' },
+		{ "text", no_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	enum ringside_procmaps_mode mode = RINGSIDE_PROCMAPS_AUTO;
+	uint32_t flags = RINGSIDE_QUERY_BUILD_ID;
+	struct maps_ctx ctx = { 0 };
+	struct ringside_procmaps *pm;
+	pid_t pid;
+	int opt, err;
+
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'x': flags |= RINGSIDE_VMA_EXEC; break;
+		case 'f': flags |= RINGSIDE_QUERY_FILE_BACKED; break;
+		case 'B': flags &= ~RINGSIDE_QUERY_BUILD_ID; break;
+		case 't': mode = RINGSIDE_PROCMAPS_TEXT; break;
+		case 'j': ctx.json = true; break;
+		case 'h': fputs(maps_usage, stdout); return 0;
+		default: fputs(maps_usage, stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_err("maps: give exactly one PID (see ringside maps --help)");
+		return 2;
+	}
+	if (cli_parse_target_pid(argv[optind], &pid))
+		return 1;
+	err = ringside_procmaps_open(pid, mode, &pm);
+	if (!err) {
+		err = ringside_procmaps_foreach(pm, flags, print_vma, &ctx);
+		ringside_procmaps_close(pm);
+	}
+	if (err) {
+		cli_err("maps of process %d: %s", (int)pid, ringside_strerror(err));
+		return 1;
+	}
+	return 0;
+}
