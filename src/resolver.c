@@ -125,27 +125,40 @@ void ringside_resolver_free(struct ringside_resolver *r)
 	free(r);
 }
 
-/* Field 22 of /proc/PID/stat: start time in clock ticks since boot. */
-static int proc_start_time(pid_t pid, uint64_t *out)
+/*
+ * Read /proc/PID/stat and return the text after the command name, which may
+ * hold spaces and parens: fields resume after the last ')'. NULL if gone.
+ */
+static const char *read_stat_fields(pid_t pid, char *buf, size_t len)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long start;
+	char path[64], *p;
 	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return NULL;
+	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
-		return -ESRCH;
+		return NULL;
 	buf[n] = '\0';
-	/* comm may hold spaces and parens: fields resume after the last ')'. */
 	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-			 &start) != 1)
+	return p && p[1] == ' ' ? p + 2 : NULL;
+}
+
+/* Field 22 of /proc/PID/stat: start time in clock ticks since boot. */
+static int proc_start_time(pid_t pid, uint64_t *out)
+{
+	char buf[1024];
+	const char *f = read_stat_fields(pid, buf, sizeof(buf));
+	unsigned long long start;
+
+	if (!f)
+		return -ESRCH;
+	if (sscanf(f, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   &start) != 1)
 		return -EINVAL;
 	*out = start;
 	return 0;
@@ -584,24 +597,12 @@ void ringside_resolver_stats(const struct ringside_resolver *r, struct ringside_
 
 int ringside_proc_check(pid_t pid)
 {
-	char path[64], buf[512], state = 0, *p;
+	char path[64], buf[512], state = 0;
+	const char *f = pid > 0 ? read_stat_fields(pid, buf, sizeof(buf)) : NULL;
 	unsigned int flags = 0;
-	ssize_t n;
 	int fd;
 
-	if (pid <= 0)
-		return -ESRCH;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ESRCH;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2, "%c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
+	if (!f || sscanf(f, "%c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
 		return -ESRCH;
 	if (state == 'Z' || state == 'X')
 		return -RINGSIDE_ERR_ZOMBIE;
