@@ -100,7 +100,7 @@ $(CLI): $(CLI_OBJS) $(LIB_A)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS) -lm
 
 # ---- tests -------------------------------------------------------------------
-$(OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h $(LIB_A)
+$(OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/frozen_child.h $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB_A) $(LDLIBS) -lm -ldl
 
@@ -126,7 +126,7 @@ integration: tests
 demo: all $(PROG_BINS)
 	@OUT=$(OUT) tools/demo.sh
 
-$(OUT)/bench/%: bench/%.c $(LIB_A)
+$(OUT)/bench/%: bench/%.c tests/frozen_child.h $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS) -lm $(PROG_LIBS_$*)
 

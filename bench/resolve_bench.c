@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ringside/resolve.h"
+#include "../tests/frozen_child.h"
 
 #define NADDR 10000
 #define RUNS 15
@@ -38,33 +39,6 @@ static double median(double *v, int n)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
 	return v[n / 2];
-}
-
-static pid_t spawn(int nmaps)
-{
-	int pfd[2];
-	char c;
-	pid_t pid;
-
-	if (pipe(pfd))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		long ps = sysconf(_SC_PAGESIZE);
-		char *base = mmap(NULL, (size_t)nmaps * ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		for (int i = 0; base != MAP_FAILED && i < nmaps; i += 2)
-			mprotect(base + (size_t)i * ps, ps, PROT_READ | PROT_WRITE);
-		if (write(pfd[1], "r", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(pfd[1]);
-	if (read(pfd[0], &c, 1) != 1)
-		return -1;
-	close(pfd[0]);
-	return pid;
 }
 
 struct vlist {
@@ -204,7 +178,7 @@ static double single_cold(pid_t pid, uint64_t addr, enum ringside_procmaps_mode 
 
 static void run(int nmaps)
 {
-	pid_t pid = spawn(nmaps);
+	pid_t pid = frozen_child_spawn(NULL, nmaps);
 	struct ringside_sym *out = calloc(NADDR, sizeof(*out));
 	double tt[RUNS], ti[RUNS];
 	static const char *const dist_name[] = { "exec VMAs (profile-like)", "all VMAs (uniform)" };
@@ -250,8 +224,7 @@ static void run(int nmaps)
 		}
 		free(addrs);
 	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	frozen_child_reap(pid);
 	free(out);
 }
 

@@ -12,6 +12,7 @@
 
 #include "ringside/procmaps.h"
 #include "unit.h"
+#include "../frozen_child.h"
 
 static void parse_plain_line(void)
 {
@@ -196,62 +197,13 @@ static void make_odd_mappings(void)
 	mmap(NULL, 4 * ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 }
 
-/* nmaps unmergeable single-page VMAs (alternating protections). */
-static void make_many_mappings(int nmaps)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-	char *base = mmap(NULL, (size_t)nmaps * ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (base == MAP_FAILED)
-		return;
-	for (int i = 0; i < nmaps; i += 2)
-		mprotect(base + (size_t)i * ps, ps, PROT_READ | PROT_WRITE);
-}
-
-/*
- * A child that builds its mappings, reports ready and waits: its maps do not
- * change while the two modes read them.
- */
-static pid_t spawn_mapped_child(int nmaps)
-{
-	int pfd[2];
-	char c;
-	pid_t pid;
-
-	if (pipe(pfd))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		make_odd_mappings();
-		make_many_mappings(nmaps);
-		if (write(pfd[1], "r", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(pfd[1]);
-	if (read(pfd[0], &c, 1) != 1) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		pid = -1;
-	}
-	close(pfd[0]);
-	return pid;
-}
-
-static void reap(pid_t pid)
-{
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-}
-
 static void ioctl_matches_text_child(void)
 {
 	pid_t pid;
 
 	if (!have_ioctl())
 		return SKIP("kernel has no PROCMAP_QUERY (< 6.11): nothing to compare the text path with");
-	pid = spawn_mapped_child(0);
+	pid = frozen_child_spawn(make_odd_mappings, 0);
 	CHECK(pid > 0);
 	if (pid <= 0)
 		return;
@@ -260,7 +212,7 @@ static void ioctl_matches_text_child(void)
 	CHECK_EQ_INT(compare_modes(pid, RINGSIDE_VMA_EXEC), 0);
 	CHECK_EQ_INT(compare_modes(pid, RINGSIDE_QUERY_FILE_BACKED), 0);
 	CHECK_EQ_INT(compare_modes(pid, RINGSIDE_VMA_WRITE | RINGSIDE_VMA_SHARED), 0);
-	reap(pid);
+	frozen_child_reap(pid);
 }
 
 static void ioctl_matches_text_10k_mappings(void)
@@ -270,7 +222,7 @@ static void ioctl_matches_text_10k_mappings(void)
 
 	if (!have_ioctl())
 		return SKIP("kernel has no PROCMAP_QUERY (< 6.11)");
-	pid = spawn_mapped_child(12000);
+	pid = frozen_child_spawn(make_odd_mappings, 12000);
 	CHECK(pid > 0);
 	if (pid <= 0)
 		return;
@@ -278,7 +230,7 @@ static void ioctl_matches_text_10k_mappings(void)
 	CHECK(l.n > 10000);
 	free(l.v);
 	CHECK_EQ_INT(compare_modes(pid, 0), 0);
-	reap(pid);
+	frozen_child_reap(pid);
 }
 
 /* The cases of the kernel's proc-pid-vm selftest, through both modes. */
