@@ -465,19 +465,20 @@ static int resolve_one(struct ringside_resolver *r, pid_t pid, uint64_t addr,
 	struct proc_entry *p = r->last;
 	struct cached_vma *cv;
 	struct ringside_vma *v;
+	uint64_t now = now_ms();
 	int err = 0;
 
 	/* Runs of addresses from one process skip the /proc/PID/stat check. */
-	if (!p || p->pid != pid || now_ms() - p->loaded_ms > r->opts.vma_ttl_ms) {
+	if (!p || p->pid != pid || now - p->loaded_ms > r->opts.vma_ttl_ms) {
 		p = proc_get(r, pid, &err);
 		if (!p)
 			return err;
 		r->last = p;
 	}
-	if (now_ms() - p->loaded_ms > r->opts.vma_ttl_ms) {
+	if (now - p->loaded_ms > r->opts.vma_ttl_ms) {
 		/* Mappings may have changed: trust the cache only for a while. */
 		drop_vmas(p);
-		p->loaded_ms = now_ms();
+		p->loaded_ms = now;
 	}
 	cv = vma_lookup(p, addr);
 	if (cv) {

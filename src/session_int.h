@@ -71,11 +71,4 @@ int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_fi
 /* Keep a link; fails (and destroys the link) when the table is full. */
 int rs_collector_keep_link(struct rs_collector *c, struct bpf_link *link);
 
-/* Turn a libbpf pointer error into a negative errno. */
-static inline int rs_ptr_err(const void *p)
-{
-	long err = libbpf_get_error(p);
-	return err ? (int)err : 0;
-}
-
 #endif
