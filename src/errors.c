@@ -21,6 +21,8 @@ static const char *const rs_err_text[] = {
 		"tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing",
 	[RINGSIDE_ERR_KTHREAD - RINGSIDE_ERR_BASE] = "process is a kernel thread: it has no user memory",
 	[RINGSIDE_ERR_ZOMBIE - RINGSIDE_ERR_BASE] = "process has exited (zombie): its memory is gone",
+	[RINGSIDE_ERR_EXECED - RINGSIDE_ERR_BASE] =
+		"process exec'd another program: the libraries traced in it are gone",
 };
 
 const char *ringside_strerror(int err)

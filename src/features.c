@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "ringside/ringside.h"
+#include "ringside/gcm.h"
 #include "ringside/procmaps.h"
 #include "procmap_uapi.h"
 #include "cgroup.h"
@@ -471,4 +472,17 @@ int ringside_check_privileges(void)
 	if (!cap_set(eff, CAP_PERFMON_BIT) && !cap_set(eff, CAP_SYS_ADMIN_BIT))
 		return -EPERM;
 	return 0;
+}
+
+int ringside_uretprobe_mechanism(bool *seccomp_safe, char *why, size_t len)
+{
+	struct ringside_feature_result sys = {0}, sec = {0};
+
+	probe_uretprobe_syscall(&sys, &sec);
+	if (seccomp_safe)
+		*seccomp_safe = !sys.present || sec.present;
+	if (why)
+		snprintf(why, len, "%s%s%s", sys.why, sys.present ? "; " : "",
+			 sys.present ? sec.why : "");
+	return sys.present ? 1 : 0;
 }

@@ -23,6 +23,7 @@
 #include "ringside/ringside.h"
 #include "ringside/resolve.h"
 #include "symtab.h"
+#include "proc_stat.h"
 
 struct file_key {
 	uint8_t build_id[RINGSIDE_BUILD_ID_MAX];
@@ -125,51 +126,12 @@ void ringside_resolver_free(struct ringside_resolver *r)
 	free(r);
 }
 
-/*
- * Read /proc/PID/stat and return the text after the command name, which may
- * hold spaces and parens: fields resume after the last ')'. NULL if gone.
- */
-static const char *read_stat_fields(pid_t pid, char *buf, size_t len)
-{
-	char path[64], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p + 2 : NULL;
-}
-
-/* Field 22 of /proc/PID/stat: start time in clock ticks since boot. */
-static int proc_start_time(pid_t pid, uint64_t *out)
-{
-	char buf[1024];
-	const char *f = read_stat_fields(pid, buf, sizeof(buf));
-	unsigned long long start;
-
-	if (!f)
-		return -ESRCH;
-	if (sscanf(f, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-		   &start) != 1)
-		return -EINVAL;
-	*out = start;
-	return 0;
-}
-
 static struct proc_entry *proc_get(struct ringside_resolver *r, pid_t pid, int *err)
 {
 	struct proc_entry *p = NULL, *victim = NULL;
 	uint64_t start;
 
-	*err = proc_start_time(pid, &start);
+	*err = rs_proc_start_time(pid, &start);
 	if (*err)
 		return NULL;
 	for (unsigned int i = 0; i < r->nprocs; i++) {
@@ -599,7 +561,7 @@ void ringside_resolver_stats(const struct ringside_resolver *r, struct ringside_
 int ringside_proc_check(pid_t pid)
 {
 	char path[64], buf[512], state = 0;
-	const char *f = pid > 0 ? read_stat_fields(pid, buf, sizeof(buf)) : NULL;
+	const char *f = pid > 0 ? rs_proc_stat_fields(pid, buf, sizeof(buf)) : NULL;
 	unsigned int flags = 0;
 	int fd;
 

@@ -2,17 +2,66 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "session_int.h"
 #include "cgroup.h"
+#include "proc_stat.h"
+#include "ringside/resolve.h"
 
 #define RS_DEFAULT_RINGBUF (256 * 1024)
 
 static bool is_pow2(size_t v)
 {
 	return v && !(v & (v - 1));
+}
+
+static int target_identity(pid_t pid, uint64_t *start, dev_t *dev, ino_t *ino)
+{
+	char path[64];
+	struct stat st;
+	int err = rs_proc_start_time(pid, start);
+
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	/* Kernel threads have no exe; their start time alone identifies them. */
+	if (stat(path, &st)) {
+		*dev = 0;
+		*ino = 0;
+	} else {
+		*dev = st.st_dev;
+		*ino = st.st_ino;
+	}
+	return 0;
+}
+
+int ringside_session_target_check(struct ringside_session *s)
+{
+	uint64_t start;
+	dev_t dev;
+	ino_t ino;
+	int err;
+
+	if (!s->filter.tgid)
+		return 0;
+	err = ringside_proc_check((pid_t)s->filter.tgid);
+	if (err == -RINGSIDE_ERR_ZOMBIE)
+		err = -ESRCH;
+	if (!err)
+		err = target_identity((pid_t)s->filter.tgid, &start, &dev, &ino);
+	if (err)
+		return rs_fail(s, err, "target PID %u exited", s->filter.tgid);
+	if (start != s->target_start)
+		return rs_fail(s, -ESRCH, "target PID %u exited (the PID now names another process)",
+			       s->filter.tgid);
+	if (dev != s->target_exe_dev || ino != s->target_exe_ino)
+		return rs_fail(s, -RINGSIDE_ERR_EXECED, "target PID %u exec'd another program",
+			       s->filter.tgid);
+	return 0;
 }
 
 int ringside_session_open(const struct ringside_session_opts *opts,
@@ -54,6 +103,15 @@ int ringside_session_open(const struct ringside_session_opts *opts,
 		s->filter.cgroup_ssid = ref.ssid;
 		s->filter.cgroup_level = ref.level;
 		s->cgroup_path = strdup(opts->cgroup_path);
+	}
+	if (s->filter.tgid) {
+		err = target_identity(opts->pid, &s->target_start, &s->target_exe_dev,
+				      &s->target_exe_ino);
+		if (err) {
+			free(s->cgroup_path);
+			free(s);
+			return err;
+		}
 	}
 	/* Don't keep pointers into the caller's memory. */
 	s->opts.cgroup_path = s->cgroup_path;
@@ -98,11 +156,27 @@ int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_fi
 	return 0;
 }
 
+int rs_load_failed(struct rs_collector *c, int err)
+{
+	/* The verifier answers EACCES too: that is not a privilege problem for root. */
+	if ((err == -EACCES || err == -EINVAL) && !geteuid())
+		return rs_fail(c->s, err, "%s: the kernel's verifier rejected the BPF program "
+			       "(run with -v for its log)", c->ops->name);
+	return rs_fail(c->s, err, "%s: BPF load failed: %s", c->ops->name, ringside_strerror(err));
+}
+
 int rs_collector_keep_link(struct rs_collector *c, struct bpf_link *link)
 {
-	if (c->nr_links >= RS_MAX_LINKS) {
-		bpf_link__destroy(link);
-		return rs_fail(c->s, -E2BIG, "%s: more than %d probes", c->ops->name, RS_MAX_LINKS);
+	if (c->nr_links == c->cap_links) {
+		unsigned int cap = c->cap_links ? c->cap_links * 2 : 16;
+		struct bpf_link **links = realloc(c->links, cap * sizeof(*links));
+
+		if (!links) {
+			bpf_link__destroy(link);
+			return -ENOMEM;
+		}
+		c->links = links;
+		c->cap_links = cap;
 	}
 	c->links[c->nr_links++] = link;
 	return 0;
@@ -288,6 +362,7 @@ void ringside_session_close(struct ringside_session *s)
 		next = c->next;
 		if (c->ops->release)
 			c->ops->release(c);
+		free(c->links);
 		free(c);
 	}
 	free(s->cgroup_path);

@@ -3,6 +3,7 @@
 #ifndef RINGSIDE_SESSION_INT_H
 #define RINGSIDE_SESSION_INT_H
 
+#include <sys/types.h>
 #include <bpf/libbpf.h>
 #include "ringside/ringside.h"
 
@@ -25,15 +26,13 @@ struct rs_collector_ops {
 	void (*release)(struct rs_collector *c);
 };
 
-#define RS_MAX_LINKS 64
-
 struct rs_collector {
 	const struct rs_collector_ops *ops;
 	struct ringside_session *s;
 	void *priv;			/* collector's own state (skeleton, options) */
 	struct bpf_object *obj;		/* set by load() */
-	struct bpf_link *links[RS_MAX_LINKS];
-	unsigned int nr_links;
+	struct bpf_link **links;
+	unsigned int nr_links, cap_links;
 	struct rs_collector *next;
 };
 
@@ -45,7 +44,10 @@ struct ringside_session {
 	struct rs_collector *collectors;
 	bool attached;
 	struct ringside_stats st;
-	uint64_t lost_before;		/* drops counted by collectors since unloaded */
+	uint64_t lost_before;
+	uint64_t target_start;		/* identity of opts.pid: start time... */
+	dev_t target_exe_dev;		/* ...and the program it runs */
+	ino_t target_exe_ino;		/* drops counted by collectors since unloaded */
 	int cb_err;
 	char errmsg[512];
 	char notes[2048];
@@ -68,7 +70,10 @@ int rs_session_add(struct ringside_session *s, const struct rs_collector_ops *op
  */
 int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_filter);
 
-/* Keep a link; fails (and destroys the link) when the table is full. */
+/* Message for a failed skeleton load: verifier rejection vs missing privilege. */
+int rs_load_failed(struct rs_collector *c, int err);
+
+/* Keep a link; on failure the link is destroyed. */
 int rs_collector_keep_link(struct rs_collector *c, struct bpf_link *link);
 
 #endif

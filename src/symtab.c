@@ -255,6 +255,19 @@ int rs_symtab_offset_to_vaddr(const struct rs_symtab *st, uint64_t off, uint64_t
 	return -ENOENT;
 }
 
+int rs_symtab_vaddr_to_offset(const struct rs_symtab *st, uint64_t vaddr, uint64_t *off)
+{
+	for (int i = 0; i < st->nsegs; i++) {
+		const struct rs_seg *s = &st->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr < s->vaddr + s->filesz) {
+			*off = vaddr - s->vaddr + s->off;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 const char *rs_symtab_lookup(const struct rs_symtab *st, uint64_t vaddr, uint64_t *sym_off)
 {
 	size_t lo = 0, hi = st->nsyms;

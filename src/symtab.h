@@ -19,6 +19,8 @@ void rs_symtab_free(struct rs_symtab *st);
 
 /* File offset → ELF virtual address through the PT_LOAD segments. */
 int rs_symtab_offset_to_vaddr(const struct rs_symtab *st, uint64_t off, uint64_t *vaddr);
+/* ELF virtual address → file offset (where a uprobe goes). */
+int rs_symtab_vaddr_to_offset(const struct rs_symtab *st, uint64_t vaddr, uint64_t *off);
 /* Nearest symbol at or below vaddr that covers it; NULL when none. */
 const char *rs_symtab_lookup(const struct rs_symtab *st, uint64_t vaddr, uint64_t *sym_off);
 /* Address of a named function or object (for probes); 0 and -ENOENT when absent. */

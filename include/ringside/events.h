@@ -40,6 +40,53 @@ struct rs_event_hdr {
 	char comm[RS_COMM_LEN];
 };
 
+/* ---- RS_EV_GCM_OP ---------------------------------------------------- */
+
+enum rs_gcm_lib {
+	RS_GCM_LIB_NONE = 0,
+	RS_GCM_LIB_OPENSSL = 1,	/* libcrypto 3.x, CRYPTO_gcm128_* layer */
+	RS_GCM_LIB_GNUTLS = 2,	/* gnutls_aead_cipher_* and gnutls_cipher_* */
+	RS_GCM_LIB_GCRYPT = 3,	/* gcry_cipher_* on a GCM handle */
+	RS_GCM_LIB_MAX
+};
+
+enum rs_gcm_dir {
+	RS_GCM_DIR_UNKNOWN = 0,
+	RS_GCM_SEAL = 1,	/* encrypt + compute tag */
+	RS_GCM_OPEN = 2,	/* decrypt + verify tag */
+};
+
+enum rs_gcm_result {
+	RS_GCM_OK = 0,
+	RS_GCM_TAG_FAIL = 1,	/* open: authentication failed — a security signal */
+	RS_GCM_ERROR = 2,	/* the library returned another error */
+	RS_GCM_UNCHECKED = 3,	/* the application compares tags itself (gnutls_cipher_tag) */
+};
+
+/* Flags in rs_gcm_event.flags. */
+#define RS_GCM_F_KEY_UNKNOWN	0x01	/* key was set up before tracing began */
+#define RS_GCM_F_STACK		0x02	/* stack[] holds nr_stack user frames */
+
+#define RS_GCM_MAX_STACK 32
+
+struct rs_gcm_event {
+	struct rs_event_hdr hdr;
+	__u8 lib;		/* enum rs_gcm_lib */
+	__u8 dir;		/* enum rs_gcm_dir */
+	__u8 result;		/* enum rs_gcm_result */
+	__u8 flags;		/* RS_GCM_F_* */
+	__u16 key_bits;		/* 128, 192, 256; 0 when unknown */
+	__u16 nr_stack;
+	__u32 lib_id;		/* which probed library file: ringside_gcm_lib() */
+	__s32 retval;		/* the completing call's return value */
+	__u64 aad_bytes;
+	__u64 payload_bytes;	/* plaintext bytes (tag excluded) */
+	__u64 latency_ns;	/* first call of the message to return of the last */
+	__u64 caller;		/* return address at the first probed call */
+	__u64 handle;		/* library context pointer: GCM128_CONTEXT, hd... */
+	__u64 stack[];		/* nr_stack entries when RS_GCM_F_STACK */
+};
+
 /* Filter configuration written to every BPF object's .rodata by user space. */
 struct rs_filter_cfg {
 	__u32 tgid;		/* 0: any process */

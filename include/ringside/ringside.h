@@ -50,6 +50,7 @@ enum {
 	RINGSIDE_ERR_NOTRACEFS = 4008,	/* tracefs is not mounted */
 	RINGSIDE_ERR_KTHREAD = 4009,	/* PID is a kernel thread: no user memory */
 	RINGSIDE_ERR_ZOMBIE = 4010,	/* PID has exited and not been reaped */
+	RINGSIDE_ERR_EXECED = 4011,	/* target process exec'd: its probed code is gone */
 	RINGSIDE_ERR_MAX
 };
 
@@ -94,6 +95,13 @@ void ringside_session_close(struct ringside_session *s);
 const char *ringside_session_errmsg(const struct ringside_session *s);
 /* Informational notes collectors produced while attaching (one per line). */
 const char *ringside_session_notes(const struct ringside_session *s);
+
+/*
+ * With opts.pid set: 0 while that process still runs the program it ran at
+ * open, -ESRCH once it exited (PID reuse included), -RINGSIDE_ERR_EXECED
+ * after it exec'd. Tracing tools call it between polls to stop cleanly.
+ */
+int ringside_session_target_check(struct ringside_session *s);
 
 struct ringside_stats {
 	uint64_t events;	/* records delivered to on_event */

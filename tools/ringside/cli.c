@@ -228,8 +228,19 @@ int cli_run(struct cli_loop *l)
 		}
 		if (err < 0)
 			break;
-		err = 0;
+		err = ringside_session_target_check(l->s);
+		if (err == -ESRCH) {
+			/* The target finishing ends the trace; what it did is still reported. */
+			cli_err("%s; stopping", ringside_session_errmsg(l->s));
+			err = 0;
+			break;
+		}
+		if (err < 0)
+			break;
 	}
+	/* Records already in the ring belong to this trace. */
+	if (err >= 0)
+		ringside_session_poll(l->s, 0);
 	if (l->summary)
 		l->summary(l->ctx);
 	ringside_session_stats(l->s, &st);

@@ -9,6 +9,7 @@ static const char main_usage[] =
 	"\n"
 	"Commands:\n"
 	"  features   probe what the running kernel supports\n"
+	"  gcm        trace AES-GCM in OpenSSL, GnuTLS and libgcrypt (uprobes)\n"
 	"  maps       dump a process's mappings (PROCMAP_QUERY) with build IDs\n"
 	"  sym        symbolize addresses of a process\n"
 	"\n"
@@ -24,6 +25,7 @@ int main(int argc, char **argv)
 {
 	static const struct command commands[] = {
 		{ "features", cmd_features },
+		{ "gcm", cmd_gcm },
 		{ "maps", cmd_maps },
 		{ "sym", cmd_sym },
 	};

@@ -1,0 +1,667 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * AES-GCM messages in user-space crypto libraries, one record per message.
+ *
+ * A message begins when its IV is set (or at the one-shot call) and ends
+ * when its tag is produced or checked. Per-context state lives in
+ * gcm_handles keyed by (process, library, context pointer); a call whose
+ * result we need waits in gcm_calls, keyed by thread, for its return probe.
+ * The attach cookie is the index of the probed library file, so one program
+ * serves every copy of a library (host and containers).
+ */
+#include "common.bpf.h"
+
+const volatile bool want_stack = false;
+
+struct gcm_hkey {
+	__u32 tgid;
+	__u32 lib_id;
+	__u64 handle;
+};
+
+struct gcm_msg {
+	__u64 start_ns;
+	__u64 aad;
+	__u64 payload;
+	__u64 caller;
+	__u16 key_bits;
+	__u8 dir;
+	__u8 flags;
+	__u8 active;
+};
+
+enum gcm_call_kind {
+	GCM_CALL_INIT = 1,	/* creates a handle: arg points at the out-parameter */
+	GCM_CALL_ONESHOT,	/* a whole message in one call */
+	GCM_CALL_FINISH,	/* the call that ends a streamed message */
+};
+
+struct gcm_call {
+	struct gcm_msg m;
+	__u64 handle;
+	__u64 arg;
+	__u32 lib_id;
+	__u32 depth;		/* nested probed calls of the same kind */
+	__u8 lib;
+	__u8 kind;
+};
+
+/* LRU: contexts freed without a probed release must not fill the map. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct gcm_hkey);
+	__type(value, struct gcm_msg);
+} gcm_handles SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct gcm_call);
+} gcm_calls SEC(".maps");
+
+/* Only valid where the probe sits before the prologue moves the stack. */
+static __always_inline __u64 return_address(struct pt_regs *ctx)
+{
+	__u64 ra = 0;
+
+	bpf_probe_read_user(&ra, sizeof(ra), (void *)PT_REGS_SP(ctx));
+	return ra;
+}
+
+/* libbpf 1.1's bpf_tracing.h stops at the fifth argument; x86-64 passes the sixth in r9. */
+#define PARM6(x) ((x)->r9)
+
+/* Stack-passed argument n (1 = the 7th argument), read at function entry. */
+static __always_inline __u64 stack_arg(struct pt_regs *ctx, int n)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_user(&v, sizeof(v), (void *)(PT_REGS_SP(ctx) + 8 * n));
+	return v;
+}
+
+static __always_inline struct gcm_hkey hkey(void *ctx, __u64 handle)
+{
+	struct gcm_hkey k = {
+		.tgid = bpf_get_current_pid_tgid() >> 32,
+		.lib_id = (__u32)bpf_get_attach_cookie(ctx),
+		.handle = handle,
+	};
+	return k;
+}
+
+static __always_inline struct gcm_msg *msg_of(void *ctx, __u64 handle)
+{
+	struct gcm_hkey k = hkey(ctx, handle);
+
+	return bpf_map_lookup_elem(&gcm_handles, &k);
+}
+
+static __always_inline void msg_begin(struct pt_regs *ctx, struct gcm_msg *m)
+{
+	m->start_ns = bpf_ktime_get_ns();
+	m->caller = return_address(ctx);
+	m->aad = 0;
+	m->payload = 0;
+	m->dir = RS_GCM_DIR_UNKNOWN;
+	m->active = 1;
+}
+
+static __always_inline void handle_new(void *ctx, __u64 handle, __u16 key_bits, __u8 flags)
+{
+	struct gcm_hkey k = hkey(ctx, handle);
+	struct gcm_msg m = { .key_bits = key_bits, .flags = flags };
+
+	bpf_map_update_elem(&gcm_handles, &k, &m, BPF_ANY);
+}
+
+static __always_inline void handle_drop(void *ctx, __u64 handle)
+{
+	struct gcm_hkey k = hkey(ctx, handle);
+
+	bpf_map_delete_elem(&gcm_handles, &k);
+}
+
+static __always_inline void call_park(void *ctx, const struct gcm_msg *m, __u64 handle,
+				      __u64 arg, __u8 lib, __u8 kind)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+	struct gcm_call c = {
+		.handle = handle,
+		.arg = arg,
+		.lib_id = (__u32)bpf_get_attach_cookie(ctx),
+		.lib = lib,
+		.kind = kind,
+	};
+
+	if (m)
+		c.m = *m;
+	bpf_map_update_elem(&gcm_calls, &tid, &c, BPF_ANY);
+}
+
+static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
+				 __u8 result, __s32 rc)
+{
+	struct rs_gcm_event *ev;
+	__u32 size = sizeof(*ev);
+
+	if (want_stack)
+		size += RS_GCM_MAX_STACK * sizeof(__u64);
+	ev = rs_reserve(size, RS_EV_GCM_OP);
+	if (!ev)
+		return;
+	ev->lib = c->lib;
+	ev->dir = c->m.dir;
+	ev->result = result;
+	ev->flags = c->m.flags;
+	ev->key_bits = c->m.key_bits;
+	ev->nr_stack = 0;
+	ev->lib_id = c->lib_id;
+	ev->retval = rc;
+	ev->aad_bytes = c->m.aad;
+	ev->payload_bytes = c->m.payload;
+	ev->latency_ns = ev->hdr.ts_ns - c->m.start_ns;
+	ev->caller = c->m.caller;
+	ev->handle = c->handle;
+	if (want_stack) {
+		long n = bpf_get_stack(ctx, ev->stack, RS_GCM_MAX_STACK * sizeof(__u64),
+				       BPF_F_USER_STACK);
+
+		if (n > 0) {
+			ev->nr_stack = n / sizeof(__u64);
+			ev->flags |= RS_GCM_F_STACK;
+		}
+	}
+	bpf_ringbuf_submit(ev, 0);
+}
+
+/* ---- shared return probes --------------------------------------------- */
+
+/* Handle constructors (gnutls_*_init, gcry_cipher_open): 0 means success. */
+SEC("uretprobe")
+int BPF_KRETPROBE(gcm_handle_init_ret, long rc)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+	struct gcm_call *c = bpf_map_lookup_elem(&gcm_calls, &tid);
+	__u64 handle = 0;
+
+	if (!c || c->kind != GCM_CALL_INIT)
+		return 0;
+	if ((int)rc == 0 && !bpf_probe_read_user(&handle, sizeof(handle), (void *)c->arg) && handle) {
+		handle_new(ctx, handle, c->m.key_bits, 0);
+		/* gnutls_cipher_init takes the IV too: a message starts here. */
+		if (c->m.active) {
+			struct gcm_msg *m = msg_of(ctx, handle);
+
+			if (m)
+				msg_begin(ctx, m);
+		}
+	}
+	bpf_map_delete_elem(&gcm_calls, &tid);
+	return 0;
+}
+
+/*
+ * The parked call this return completes, or NULL (not ours, or an inner call
+ * of a nested pair: only the outermost return completes the message).
+ */
+static __always_inline struct gcm_call *call_take(__u8 kind)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+	struct gcm_call *c = bpf_map_lookup_elem(&gcm_calls, &tid);
+
+	if (!c || c->kind != kind)
+		return NULL;
+	if (c->depth) {
+		c->depth--;
+		return NULL;
+	}
+	return c;
+}
+
+static __always_inline void call_done(struct pt_regs *ctx, struct gcm_call *c, __u8 result, int rc)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+
+	emit(ctx, c, result, rc);
+	bpf_map_delete_elem(&gcm_calls, &tid);
+}
+
+/* ---- OpenSSL 3: the CRYPTO_gcm128_* layer under EVP, providers and libssl */
+
+/*
+ * The GCM128_CONTEXT starts with six 16-byte blocks named after the GCM
+ * specification (Yi, EKi, EK0, len, Xi, H); the assembler routines depend on
+ * that order, so "len" (AAD bits, message bytes) sits at offset 48 in every
+ * OpenSSL since 1.0.1.
+ */
+#define OSSL_GCM_LEN_OFF 48
+/* AES_KEY is public (openssl/aes.h): 60 round-key words, then the round count. */
+#define OSSL_AES_KEY_ROUNDS_OFF 240
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_ossl_init, void *gctx, void *key)
+{
+	int rounds = 0;
+	__u16 bits;
+
+	if (!rs_filter_pass())
+		return 0;
+	bpf_probe_read_user(&rounds, sizeof(rounds), key + OSSL_AES_KEY_ROUNDS_OFF);
+	/*
+	 * AES_set_encrypt_key stores 10/12/14 rounds, the AES-NI key schedule
+	 * 9/11/13. ARIA and SM4 share this layer with other schedules: 0 bits.
+	 */
+	switch (rounds) {
+	case 9: case 10: bits = 128; break;
+	case 11: case 12: bits = 192; break;
+	case 13: case 14: bits = 256; break;
+	default: bits = 0;
+	}
+	handle_new(ctx, (__u64)gctx, bits, 0);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_ossl_setiv, void *gctx)
+{
+	struct gcm_msg *m;
+
+	if (!rs_filter_pass())
+		return 0;
+	m = msg_of(ctx, (__u64)gctx);
+	if (!m) {
+		handle_new(ctx, (__u64)gctx, 0, RS_GCM_F_KEY_UNKNOWN);
+		m = msg_of(ctx, (__u64)gctx);
+		if (!m)
+			return 0;
+	}
+	msg_begin(ctx, m);
+	return 0;
+}
+
+/* TLS 1.2 records are opened with CRYPTO_gcm128_tag + memcmp: mark direction here. */
+SEC("uprobe")
+int BPF_KPROBE(gcm_ossl_decrypt, void *gctx)
+{
+	struct gcm_msg *m = msg_of(ctx, (__u64)gctx);
+
+	if (m && m->active)
+		m->dir = RS_GCM_OPEN;
+	return 0;
+}
+
+/* CRYPTO_gcm128_tag() calls finish(ctx, NULL, 0): a NULL tag means seal. */
+SEC("uprobe")
+int BPF_KPROBE(gcm_ossl_finish, void *gctx, const void *tag)
+{
+	struct gcm_msg *m = msg_of(ctx, (__u64)gctx);
+	__u64 len[2] = {};
+
+	if (!m || !m->active)
+		return 0;
+	m->active = 0;
+	bpf_probe_read_user(len, sizeof(len), gctx + OSSL_GCM_LEN_OFF);
+	m->aad = len[0];
+	m->payload = len[1];
+	if (tag)
+		m->dir = RS_GCM_OPEN;
+	else if (m->dir == RS_GCM_DIR_UNKNOWN)
+		m->dir = RS_GCM_SEAL;
+	call_park(ctx, m, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH);
+	return 0;
+}
+
+/* finish() returns 0 when a given tag matches; without one (seal) it returns -1. */
+SEC("uretprobe")
+int BPF_KRETPROBE(gcm_ossl_finish_ret, long rc)
+{
+	struct gcm_call *c = call_take(GCM_CALL_FINISH);
+
+	if (c)
+		call_done(ctx, c, c->m.dir == RS_GCM_OPEN && (int)rc ? RS_GCM_TAG_FAIL : RS_GCM_OK,
+			  (int)rc);
+	return 0;
+}
+
+/* ---- GnuTLS ------------------------------------------------------------ */
+
+#define GNUTLS_E_DECRYPTION_FAILED (-24)
+
+static __always_inline __u16 gnutls_gcm_bits(int algo)
+{
+	switch (algo) {
+	case 10: return 128;	/* GNUTLS_CIPHER_AES_128_GCM */
+	case 11: return 256;	/* GNUTLS_CIPHER_AES_256_GCM */
+	case 39: return 192;	/* GNUTLS_CIPHER_AES_192_GCM */
+	}
+	return 0;
+}
+
+/* gnutls_aead_cipher_init(hd *, algo, key) and gnutls_cipher_init(hd *, algo, key, iv). */
+static __always_inline int gnutls_init_enter(struct pt_regs *ctx, void *hdp, int algo, bool has_iv)
+{
+	struct gcm_msg m = {};
+
+	if (!rs_filter_pass())
+		return 0;
+	m.key_bits = gnutls_gcm_bits(algo);
+	if (!m.key_bits)
+		return 0;
+	m.active = has_iv;
+	call_park(ctx, &m, 0, (__u64)hdp, RS_GCM_LIB_GNUTLS, GCM_CALL_INIT);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_aead_init, void *hdp, int algo)
+{
+	return gnutls_init_enter(ctx, hdp, algo, false);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_cipher_init, void *hdp, int algo, void *key, void *iv)
+{
+	return gnutls_init_enter(ctx, hdp, algo, iv != NULL);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_deinit, void *hd)
+{
+	handle_drop(ctx, (__u64)hd);
+	return 0;
+}
+
+static __always_inline int oneshot_enter(struct pt_regs *ctx, __u64 hd, __u8 lib, __u8 dir,
+					 __u64 aad, __u64 payload)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+	struct gcm_msg *h = msg_of(ctx, hd);
+	struct gcm_call *c;
+	struct gcm_msg m = {};
+
+	if (!h)
+		return 0;
+	/* An API entry point implemented through another: count the outer one. */
+	c = bpf_map_lookup_elem(&gcm_calls, &tid);
+	if (c && c->kind == GCM_CALL_ONESHOT && c->handle == hd) {
+		c->depth++;
+		return 0;
+	}
+	m.key_bits = h->key_bits;
+	m.flags = h->flags;
+	msg_begin(ctx, &m);
+	m.dir = dir;
+	m.aad = aad;
+	m.payload = payload;
+	call_park(ctx, &m, hd, 0, lib, GCM_CALL_ONESHOT);
+	return 0;
+}
+
+#define GCM_MAX_IOV 32
+
+struct giovec {
+	void *base;
+	__u64 len;
+};
+
+static __always_inline __u64 iov_bytes(const struct giovec *iov, int cnt)
+{
+	__u64 sum = 0;
+
+	for (int i = 0; i < GCM_MAX_IOV; i++) {
+		struct giovec v;
+
+		if (i >= cnt || bpf_probe_read_user(&v, sizeof(v), &iov[i]))
+			break;
+		sum += v.len;
+	}
+	return sum;
+}
+
+/* (hd, nonce, nonce_len, auth, auth_len, tag_size, ptext, ptext_len, ctext, ctext_len *) */
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_aead_encrypt, void *hd, void *nonce, __u64 nonce_len, void *auth,
+	       __u64 auth_len)
+{
+	return oneshot_enter(ctx, (__u64)hd, RS_GCM_LIB_GNUTLS, RS_GCM_SEAL, auth_len,
+			     stack_arg(ctx, 2));
+}
+
+/* (hd, nonce, nonce_len, auth, auth_len, tag_size, ctext, ctext_len, ptext, ptext_len *) */
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_aead_decrypt, void *hd, void *nonce, __u64 nonce_len, void *auth,
+	       __u64 auth_len)
+{
+	__u64 tag_size = PARM6(ctx);
+	__u64 ctext_len = stack_arg(ctx, 2);
+
+	return oneshot_enter(ctx, (__u64)hd, RS_GCM_LIB_GNUTLS, RS_GCM_OPEN, auth_len,
+			     ctext_len > tag_size ? ctext_len - tag_size : 0);
+}
+
+/* (hd, nonce, nonce_len, auth_iov, auth_iovcnt, tag_size, iov, iovcnt, ctext, ctext_len *) */
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_aead_encryptv, void *hd, void *nonce, __u64 nonce_len, void *auth_iov,
+	       int auth_cnt)
+{
+	return oneshot_enter(ctx, (__u64)hd, RS_GCM_LIB_GNUTLS, RS_GCM_SEAL,
+			     iov_bytes(auth_iov, auth_cnt),
+			     iov_bytes((void *)stack_arg(ctx, 1), (int)stack_arg(ctx, 2)));
+}
+
+/* (hd, nonce, nonce_len, auth_iov, auth_iovcnt, iov, iovcnt, tag, tag_size) */
+static __always_inline int gnutls_v2(struct pt_regs *ctx, __u8 dir)
+{
+	void *auth_iov = (void *)PT_REGS_PARM4(ctx);
+	int auth_cnt = (int)PT_REGS_PARM5(ctx);
+	void *iov = (void *)PARM6(ctx);
+
+	return oneshot_enter(ctx, PT_REGS_PARM1(ctx), RS_GCM_LIB_GNUTLS, dir,
+			     iov_bytes(auth_iov, auth_cnt), iov_bytes(iov, (int)stack_arg(ctx, 1)));
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_aead_encryptv2)
+{
+	return gnutls_v2(ctx, RS_GCM_SEAL);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_aead_decryptv2)
+{
+	return gnutls_v2(ctx, RS_GCM_OPEN);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(gcm_gnutls_oneshot_ret, long rc)
+{
+	struct gcm_call *c = call_take(GCM_CALL_ONESHOT);
+	int err = (int)rc;
+
+	if (c)
+		call_done(ctx, c, !err ? RS_GCM_OK :
+			  c->m.dir == RS_GCM_OPEN && err == GNUTLS_E_DECRYPTION_FAILED ?
+			  RS_GCM_TAG_FAIL : RS_GCM_ERROR, err);
+	return 0;
+}
+
+/* The gnutls_cipher_* streaming API on an AEAD algorithm. */
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_set_iv, void *hd)
+{
+	struct gcm_msg *m = msg_of(ctx, (__u64)hd);
+
+	if (m)
+		msg_begin(ctx, m);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_add_auth, void *hd, void *aad, __u64 len)
+{
+	struct gcm_msg *m = msg_of(ctx, (__u64)hd);
+
+	if (m && m->active)
+		m->aad += len;
+	return 0;
+}
+
+static __always_inline void stream_data(void *ctx, __u64 hd, __u64 len, __u8 dir)
+{
+	struct gcm_msg *m = msg_of(ctx, hd);
+
+	if (m && m->active) {
+		m->payload += len;
+		m->dir = dir;
+	}
+}
+
+/* gnutls_cipher_encrypt(hd, buf, len) and encrypt2(hd, in, inlen, out, outlen). */
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_encrypt, void *hd, void *in, __u64 len)
+{
+	stream_data(ctx, (__u64)hd, len, RS_GCM_SEAL);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_decrypt, void *hd, void *in, __u64 len)
+{
+	stream_data(ctx, (__u64)hd, len, RS_GCM_OPEN);
+	return 0;
+}
+
+/* The application compares an opened message's tag itself: UNCHECKED. */
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_tag, void *hd)
+{
+	struct gcm_msg *m = msg_of(ctx, (__u64)hd);
+	struct gcm_call c = {};
+
+	if (!m || !m->active)
+		return 0;
+	m->active = 0;
+	c.m = *m;
+	if (c.m.dir == RS_GCM_DIR_UNKNOWN)
+		c.m.dir = RS_GCM_SEAL;
+	c.handle = (__u64)hd;
+	c.lib_id = (__u32)bpf_get_attach_cookie(ctx);
+	c.lib = RS_GCM_LIB_GNUTLS;
+	emit(ctx, &c, c.m.dir == RS_GCM_OPEN ? RS_GCM_UNCHECKED : RS_GCM_OK, 0);
+	return 0;
+}
+
+/* ---- libgcrypt ------------------------------------------------------------ */
+
+#define GCRY_CIPHER_MODE_GCM 9
+#define GPG_ERR_CHECKSUM 10
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gcry_open, void *hdp, int algo, int mode)
+{
+	struct gcm_msg m = {};
+
+	if (mode != GCRY_CIPHER_MODE_GCM || !rs_filter_pass())
+		return 0;
+	/* GCRY_CIPHER_AES, AES192, AES256 */
+	m.key_bits = algo == 7 ? 128 : algo == 8 ? 192 : algo == 9 ? 256 : 0;
+	if (!m.key_bits)
+		return 0;
+	call_park(ctx, &m, 0, (__u64)hdp, RS_GCM_LIB_GCRYPT, GCM_CALL_INIT);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gcry_close, void *hd)
+{
+	handle_drop(ctx, (__u64)hd);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gcry_setiv, void *hd)
+{
+	struct gcm_msg *m = msg_of(ctx, (__u64)hd);
+
+	if (m)
+		msg_begin(ctx, m);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gcry_authenticate, void *hd, void *aad, __u64 len)
+{
+	struct gcm_msg *m = msg_of(ctx, (__u64)hd);
+
+	if (m && m->active)
+		m->aad += len;
+	return 0;
+}
+
+/*
+ * (hd, out, outsize, in, inlen): in == NULL means in place over outsize
+ * bytes. Both lengths are loaded before the choice: a conditional offset
+ * into ctx is something the verifier refuses.
+ */
+static __always_inline void gcry_data(struct pt_regs *ctx, __u8 dir)
+{
+	__u64 outsize = PT_REGS_PARM3(ctx), in = PT_REGS_PARM4(ctx), inlen = PT_REGS_PARM5(ctx);
+
+	asm volatile("" : "+r"(outsize), "+r"(inlen));
+	stream_data(ctx, PT_REGS_PARM1(ctx), in ? inlen : outsize, dir);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gcry_encrypt)
+{
+	gcry_data(ctx, RS_GCM_SEAL);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gcry_decrypt)
+{
+	gcry_data(ctx, RS_GCM_OPEN);
+	return 0;
+}
+
+static __always_inline int gcry_tag_enter(struct pt_regs *ctx, __u64 hd, __u8 dir)
+{
+	struct gcm_msg *m = msg_of(ctx, hd);
+
+	if (!m || !m->active)
+		return 0;
+	m->active = 0;
+	m->dir = dir;
+	call_park(ctx, m, hd, 0, RS_GCM_LIB_GCRYPT, GCM_CALL_FINISH);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gcry_gettag, void *hd)
+{
+	return gcry_tag_enter(ctx, (__u64)hd, RS_GCM_SEAL);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gcry_checktag, void *hd)
+{
+	return gcry_tag_enter(ctx, (__u64)hd, RS_GCM_OPEN);
+}
+
+/* gcry_error_t: source in the top byte, GPG_ERR_CHECKSUM in the low 16 bits. */
+SEC("uretprobe")
+int BPF_KRETPROBE(gcm_gcry_tag_ret, long rc)
+{
+	struct gcm_call *c = call_take(GCM_CALL_FINISH);
+	int err = (int)rc;
+
+	if (c)
+		call_done(ctx, c, !err ? RS_GCM_OK :
+			  c->m.dir == RS_GCM_OPEN && (err & 0xffff) == GPG_ERR_CHECKSUM ?
+			  RS_GCM_TAG_FAIL : RS_GCM_ERROR, err);
+	return 0;
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The AES-GCM collector: one RS_EV_GCM_OP record (struct rs_gcm_event) per
+ * message sealed or opened by OpenSSL 3 libcrypto, GnuTLS or libgcrypt, and
+ * an aggregator for per-process summaries and histograms.
+ */
+#ifndef RINGSIDE_GCM_H
+#define RINGSIDE_GCM_H
+
+#include "ringside/ringside.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma GCC visibility push(default)
+
+struct ringside_gcm_opts {
+	size_t sz;		/* sizeof(struct ringside_gcm_opts) */
+	/*
+	 * NULL-terminated list of library or binary paths to probe. NULL: the
+	 * libraries the session's PID has mapped (opts.pid), else the system's
+	 * libcrypto/libgnutls/libgcrypt found through /etc/ld.so.cache and the
+	 * standard directories.
+	 */
+	const char *const *paths;
+	bool stacks;		/* add user stacks (frame-pointer walk) to records */
+};
+
+/*
+ * Enable the collector: finds the libraries and their probe points now, so
+ * a bad path, a PID without crypto libraries or missing symbols fail here
+ * with a message in ringside_session_errmsg().
+ */
+int ringside_session_enable_gcm(struct ringside_session *s, const struct ringside_gcm_opts *opts);
+
+struct ringside_gcm_lib {
+	enum rs_gcm_lib family;
+	char path[4096];	/* the file probed (under /proc/PID/root for -p) */
+	char version[48];	/* from the library's own version string; "" if unknown */
+	unsigned int probes;	/* probe points attached */
+	unsigned int stepped;	/* of which the kernel must single-step (slow) */
+};
+
+/* The libraries the collector probes; lib_id of a record indexes them. */
+unsigned int ringside_gcm_nr_libs(const struct ringside_session *s);
+const struct ringside_gcm_lib *ringside_gcm_lib(const struct ringside_session *s,
+						unsigned int lib_id);
+
+const char *ringside_gcm_lib_name(unsigned int family);	/* "openssl", "gnutls"... */
+const char *ringside_gcm_dir_name(unsigned int dir);	/* "seal", "open" */
+const char *ringside_gcm_result_name(unsigned int result);	/* "ok", "tag-fail"... */
+
+/*
+ * How return probes reach the kernel on this machine: 1 when the uretprobe
+ * syscall is used (Linux 6.11+, x86-64), 0 for the int3 trap; why gets one
+ * line. *seccomp_safe says whether seccomp-filtered processes survive it.
+ */
+int ringside_uretprobe_mechanism(bool *seccomp_safe, char *why, size_t len);
+
+/* ---- aggregation ------------------------------------------------------- */
+
+#define RINGSIDE_HIST_SLOTS 64
+
+/* log2 histogram: slot i counts values v with 2^(i-1) <= v < 2^i (slot 0: v == 0). */
+struct ringside_hist {
+	uint64_t slot[RINGSIDE_HIST_SLOTS];
+};
+unsigned int ringside_hist_slot(uint64_t v);
+/* Print bcc-style rows (range, count, bar); unit names the values ("bytes"). */
+void ringside_hist_print(const struct ringside_hist *h, const char *unit, FILE *out);
+void ringside_hist_json(const struct ringside_hist *h, FILE *out);
+
+struct ringside_gcm_row {
+	uint32_t tgid;
+	char comm[RS_COMM_LEN];
+	uint32_t lib_id;
+	uint8_t lib;		/* enum rs_gcm_lib */
+	uint8_t dir;		/* enum rs_gcm_dir */
+	uint16_t key_bits;
+	uint64_t ops;
+	uint64_t aad_bytes;
+	uint64_t payload_bytes;
+	uint64_t tag_failures;
+	uint64_t errors;
+	uint64_t lat_sum_ns;
+	uint64_t lat_p50_ns;	/* filled by ringside_gcm_agg_foreach() */
+	uint64_t lat_p99_ns;
+	uint64_t lat_max_ns;
+	struct ringside_hist size_hist;	/* payload bytes per message */
+	struct ringside_hist lat_hist;	/* ns per message */
+};
+
+struct ringside_gcm_agg;
+
+struct ringside_gcm_agg *ringside_gcm_agg_new(void);
+void ringside_gcm_agg_free(struct ringside_gcm_agg *agg);
+/* Count one record; non-GCM records are ignored. */
+int ringside_gcm_agg_add(struct ringside_gcm_agg *agg, const struct rs_event_hdr *ev, size_t size);
+/* Rows ordered by process, library, direction, key size. fn returns non-zero to stop. */
+int ringside_gcm_agg_foreach(struct ringside_gcm_agg *agg,
+			     int (*fn)(void *ctx, const struct ringside_gcm_row *row), void *ctx);
+/* Forget all rows (start a new interval). */
+void ringside_gcm_agg_reset(struct ringside_gcm_agg *agg);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Per process × library × direction × key size rows of GCM records. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ringside/gcm.h"
+
+/*
+ * Percentiles come from a finer histogram than the printed one: each power
+ * of two is split in FINE_SUB linear steps, so p50/p99 are within 1/16.
+ */
+#define FINE_SUB 16
+#define FINE_SLOTS (RINGSIDE_HIST_SLOTS * FINE_SUB)
+
+struct agg_row {
+	struct ringside_gcm_row r;
+	uint32_t fine[FINE_SLOTS];
+};
+
+struct ringside_gcm_agg {
+	struct agg_row **rows;
+	size_t nr, cap;
+};
+
+unsigned int ringside_hist_slot(uint64_t v)
+{
+	return v ? 64 - (unsigned int)__builtin_clzll(v) : 0;
+}
+
+static unsigned int fine_slot(uint64_t v)
+{
+	unsigned int s = ringside_hist_slot(v), sub;
+
+	if (s <= 4)
+		return (unsigned int)v;	/* values below 16 are exact */
+	/* The 4 bits below the leading one pick the step within [2^(s-1), 2^s). */
+	sub = (unsigned int)(v >> (s - 5)) & (FINE_SUB - 1);
+	return s * FINE_SUB + sub;
+}
+
+/* The smallest value of a fine slot's range, scaled up to its middle. */
+static uint64_t fine_value(unsigned int slot)
+{
+	unsigned int s = slot / FINE_SUB, sub = slot % FINE_SUB;
+	uint64_t lo, step;
+
+	if (s <= 1 && slot < 16)
+		return slot;
+	lo = (1ULL << (s - 1)) + ((uint64_t)sub << (s - 5));
+	step = 1ULL << (s - 5);
+	return lo + step / 2;
+}
+
+struct ringside_gcm_agg *ringside_gcm_agg_new(void)
+{
+	return calloc(1, sizeof(struct ringside_gcm_agg));
+}
+
+void ringside_gcm_agg_reset(struct ringside_gcm_agg *agg)
+{
+	for (size_t i = 0; i < agg->nr; i++)
+		free(agg->rows[i]);
+	agg->nr = 0;
+}
+
+void ringside_gcm_agg_free(struct ringside_gcm_agg *agg)
+{
+	if (!agg)
+		return;
+	ringside_gcm_agg_reset(agg);
+	free(agg->rows);
+	free(agg);
+}
+
+static int row_cmp(const struct ringside_gcm_row *a, const struct ringside_gcm_row *b)
+{
+	if (a->tgid != b->tgid)
+		return a->tgid < b->tgid ? -1 : 1;
+	if (a->lib_id != b->lib_id)
+		return a->lib_id < b->lib_id ? -1 : 1;
+	if (a->dir != b->dir)
+		return a->dir < b->dir ? -1 : 1;
+	return (int)a->key_bits - (int)b->key_bits;
+}
+
+/* Rows are kept sorted; binary search finds the row or where it goes. */
+static size_t find_row(const struct ringside_gcm_agg *agg, const struct ringside_gcm_row *key,
+		       bool *found)
+{
+	size_t lo = 0, hi = agg->nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = row_cmp(&agg->rows[mid]->r, key);
+
+		if (!c) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+int ringside_gcm_agg_add(struct ringside_gcm_agg *agg, const struct rs_event_hdr *ev, size_t size)
+{
+	const struct rs_gcm_event *g = (const void *)ev;
+	struct ringside_gcm_row key = {0};
+	struct agg_row *row;
+	bool found;
+	size_t at;
+
+	if (ev->type != RS_EV_GCM_OP || size < sizeof(*g))
+		return 0;
+	key.tgid = ev->tgid;
+	key.lib_id = g->lib_id;
+	key.dir = g->dir;
+	key.key_bits = g->key_bits;
+	at = find_row(agg, &key, &found);
+	if (!found) {
+		if (agg->nr == agg->cap) {
+			size_t cap = agg->cap ? agg->cap * 2 : 16;
+			struct agg_row **rows = realloc(agg->rows, cap * sizeof(*rows));
+
+			if (!rows)
+				return -ENOMEM;
+			agg->rows = rows;
+			agg->cap = cap;
+		}
+		row = calloc(1, sizeof(*row));
+		if (!row)
+			return -ENOMEM;
+		row->r = key;
+		row->r.lib = g->lib;
+		memmove(&agg->rows[at + 1], &agg->rows[at], (agg->nr - at) * sizeof(*agg->rows));
+		agg->rows[at] = row;
+		agg->nr++;
+	}
+	row = agg->rows[at];
+	memcpy(row->r.comm, ev->comm, sizeof(row->r.comm));
+	row->r.ops++;
+	row->r.aad_bytes += g->aad_bytes;
+	row->r.payload_bytes += g->payload_bytes;
+	row->r.tag_failures += g->result == RS_GCM_TAG_FAIL;
+	row->r.errors += g->result == RS_GCM_ERROR;
+	row->r.lat_sum_ns += g->latency_ns;
+	if (g->latency_ns > row->r.lat_max_ns)
+		row->r.lat_max_ns = g->latency_ns;
+	row->r.size_hist.slot[ringside_hist_slot(g->payload_bytes)]++;
+	row->r.lat_hist.slot[ringside_hist_slot(g->latency_ns)]++;
+	row->fine[fine_slot(g->latency_ns)]++;
+	return 0;
+}
+
+static uint64_t percentile(const struct agg_row *row, unsigned int pct)
+{
+	uint64_t want = (row->r.ops * pct + 99) / 100, seen = 0;
+
+	for (unsigned int i = 0; i < FINE_SLOTS; i++) {
+		seen += row->fine[i];
+		if (seen >= want && row->fine[i]) {
+			uint64_t v = fine_value(i);
+
+			return v > row->r.lat_max_ns ? row->r.lat_max_ns : v;
+		}
+	}
+	return row->r.lat_max_ns;
+}
+
+int ringside_gcm_agg_foreach(struct ringside_gcm_agg *agg,
+			     int (*fn)(void *ctx, const struct ringside_gcm_row *row), void *ctx)
+{
+	for (size_t i = 0; i < agg->nr; i++) {
+		struct agg_row *row = agg->rows[i];
+		int ret;
+
+		row->r.lat_p50_ns = percentile(row, 50);
+		row->r.lat_p99_ns = percentile(row, 99);
+		ret = fn(ctx, &row->r);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void ringside_hist_print(const struct ringside_hist *h, const char *unit, FILE *out)
+{
+	unsigned int first = RINGSIDE_HIST_SLOTS, last = 0;
+	uint64_t max = 0;
+
+	for (unsigned int i = 0; i < RINGSIDE_HIST_SLOTS; i++) {
+		if (!h->slot[i])
+			continue;
+		if (first == RINGSIDE_HIST_SLOTS)
+			first = i;
+		last = i;
+		if (h->slot[i] > max)
+			max = h->slot[i];
+	}
+	if (!max)
+		return;
+	fprintf(out, "%24s : %-10s |%-40s|\n", unit, "count", "distribution");
+	for (unsigned int i = first; i <= last; i++) {
+		uint64_t lo = i ? 1ULL << (i - 1) : 0, hi = i ? (1ULL << i) - 1 : 0;
+		char range[32], bar[41];
+		unsigned int n = (unsigned int)(h->slot[i] * 40 / max);
+
+		snprintf(range, sizeof(range), "%llu -> %llu", (unsigned long long)lo,
+			 (unsigned long long)hi);
+		memset(bar, '*', n);
+		bar[n] = '\0';
+		fprintf(out, "%24s : %-10llu |%-40s|\n", range, (unsigned long long)h->slot[i], bar);
+	}
+}
+
+void ringside_hist_json(const struct ringside_hist *h, FILE *out)
+{
+	bool first = true;
+
+	fputc('[', out);
+	for (unsigned int i = 0; i < RINGSIDE_HIST_SLOTS; i++) {
+		if (!h->slot[i])
+			continue;
+		fprintf(out, "%s{\"lo\":%llu,\"hi\":%llu,\"count\":%llu}", first ? "" : ",",
+			i ? 1ULL << (i - 1) : 0ULL, i ? (1ULL << i) - 1 : 0ULL,
+			(unsigned long long)h->slot[i]);
+		first = false;
+	}
+	fputc(']', out);
+}

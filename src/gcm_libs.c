@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gcm_libs.h"
+#include "probe_point.h"
+#include "symtab.h"
+#include "ringside/procmaps.h"
+
+#define E(sym, entry, ret, req) { sym, entry, ret, req }
+
+/*
+ * OpenSSL: EVP, the providers and libssl's record layer all end in the
+ * CRYPTO_gcm128_* layer, so probing it counts each message once whichever
+ * API produced it.
+ */
+static const struct gcm_probe_spec openssl_specs[] = {
+	E("CRYPTO_gcm128_init", "gcm_ossl_init", NULL, true),
+	E("CRYPTO_gcm128_setiv", "gcm_ossl_setiv", NULL, true),
+	E("CRYPTO_gcm128_finish", "gcm_ossl_finish", "gcm_ossl_finish_ret", true),
+	E("CRYPTO_gcm128_decrypt", "gcm_ossl_decrypt", NULL, false),
+	E("CRYPTO_gcm128_decrypt_ctr32", "gcm_ossl_decrypt", NULL, false),
+};
+
+static const struct gcm_probe_spec gnutls_specs[] = {
+	E("gnutls_aead_cipher_init", "gcm_gnutls_aead_init", "gcm_handle_init_ret", true),
+	E("gnutls_aead_cipher_encrypt", "gcm_gnutls_aead_encrypt", "gcm_gnutls_oneshot_ret", true),
+	E("gnutls_aead_cipher_decrypt", "gcm_gnutls_aead_decrypt", "gcm_gnutls_oneshot_ret", true),
+	E("gnutls_aead_cipher_deinit", "gcm_gnutls_deinit", NULL, true),
+	E("gnutls_aead_cipher_encryptv", "gcm_gnutls_aead_encryptv", "gcm_gnutls_oneshot_ret", false),
+	E("gnutls_aead_cipher_encryptv2", "gcm_gnutls_aead_encryptv2", "gcm_gnutls_oneshot_ret", false),
+	E("gnutls_aead_cipher_decryptv2", "gcm_gnutls_aead_decryptv2", "gcm_gnutls_oneshot_ret", false),
+	E("gnutls_cipher_init", "gcm_gnutls_cipher_init", "gcm_handle_init_ret", false),
+	E("gnutls_cipher_set_iv", "gcm_gnutls_set_iv", NULL, false),
+	E("gnutls_cipher_add_auth", "gcm_gnutls_add_auth", NULL, false),
+	E("gnutls_cipher_encrypt", "gcm_gnutls_encrypt", NULL, false),
+	E("gnutls_cipher_encrypt2", "gcm_gnutls_encrypt", NULL, false),
+	E("gnutls_cipher_decrypt", "gcm_gnutls_decrypt", NULL, false),
+	E("gnutls_cipher_decrypt2", "gcm_gnutls_decrypt", NULL, false),
+	E("gnutls_cipher_tag", "gcm_gnutls_tag", NULL, false),
+	E("gnutls_cipher_deinit", "gcm_gnutls_deinit", NULL, false),
+};
+
+static const struct gcm_probe_spec gcrypt_specs[] = {
+	E("gcry_cipher_open", "gcm_gcry_open", "gcm_handle_init_ret", true),
+	E("gcry_cipher_close", "gcm_gcry_close", NULL, true),
+	E("gcry_cipher_setiv", "gcm_gcry_setiv", NULL, true),
+	E("gcry_cipher_authenticate", "gcm_gcry_authenticate", NULL, true),
+	E("gcry_cipher_encrypt", "gcm_gcry_encrypt", NULL, true),
+	E("gcry_cipher_decrypt", "gcm_gcry_decrypt", NULL, true),
+	E("gcry_cipher_gettag", "gcm_gcry_gettag", "gcm_gcry_tag_ret", true),
+	E("gcry_cipher_checktag", "gcm_gcry_checktag", "gcm_gcry_tag_ret", true),
+};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct gcm_family families[] = {
+	{ RS_GCM_LIB_OPENSSL, "libcrypto.so", openssl_specs, N(openssl_specs) },
+	{ RS_GCM_LIB_GNUTLS, "libgnutls.so", gnutls_specs, N(gnutls_specs) },
+	{ RS_GCM_LIB_GCRYPT, "libgcrypt.so", gcrypt_specs, N(gcrypt_specs) },
+};
+
+const struct gcm_family *gcm_family_of(enum rs_gcm_lib lib)
+{
+	for (size_t i = 0; i < N(families); i++)
+		if (families[i].lib == lib)
+			return &families[i];
+	return NULL;
+}
+
+static int set_err(struct gcm_libset *set, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int set_err(struct gcm_libset *set, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(set->err, sizeof(set->err), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* The version a library states about itself, found in its read-only data. */
+static void sniff_version(int fd, enum rs_gcm_lib lib, char *out, size_t len)
+{
+	static const char *const marks[] = {
+		[RS_GCM_LIB_OPENSSL] = "OpenSSL ",
+		[RS_GCM_LIB_GNUTLS] = "Enabled GnuTLS ",
+		[RS_GCM_LIB_GCRYPT] = "This is Libgcrypt ",
+	};
+	const char *mark = marks[lib];
+	struct stat st;
+	const char *img, *p, *end;
+
+	out[0] = '\0';
+	if (fstat(fd, &st) || st.st_size <= 0)
+		return;
+	img = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (img == MAP_FAILED)
+		return;
+	end = img + st.st_size;
+	for (p = img; (p = memmem(p, end - p, mark, strlen(mark))); p++) {
+		const char *v = p + strlen(mark);
+		size_t n = 0;
+
+		/* "OpenSSL 3.0.22 25 Aug 2026": digits and dots right after the mark. */
+		while (v + n < end && n + 1 < len && ((v[n] >= '0' && v[n] <= '9') || v[n] == '.'))
+			n++;
+		if (n >= 3) {
+			memcpy(out, v, n);
+			out[n] = '\0';
+			break;
+		}
+	}
+	munmap((void *)img, st.st_size);
+}
+
+static int push_probe(struct gcm_libset *set, const struct gcm_probe *p)
+{
+	struct gcm_probe *np = realloc(set->probes, (set->nr_probes + 1) * sizeof(*np));
+
+	if (!np)
+		return -ENOMEM;
+	set->probes = np;
+	set->probes[set->nr_probes++] = *p;
+	return 0;
+}
+
+/* Resolve every probe point of family f in st; fails naming missing required symbols. */
+static int resolve_family(struct gcm_libset *set, const char *path, int fd,
+			  const struct rs_symtab *st, const struct gcm_family *f,
+			  struct ringside_gcm_lib *lib, unsigned int lib_id)
+{
+	char missing[256] = "";
+	unsigned int first = set->nr_probes;
+
+	for (unsigned int i = 0; i < f->nr_specs; i++) {
+		const struct gcm_probe_spec *spec = &f->specs[i];
+		struct gcm_probe p = { .lib_id = lib_id, .spec = spec };
+		uint64_t vaddr, size;
+		uint8_t code[16] = {};
+		struct rs_probe_point pp;
+		ssize_t n;
+
+		if (rs_symtab_find(st, spec->symbol, &vaddr, &size) ||
+		    rs_symtab_vaddr_to_offset(st, vaddr, &p.file_off)) {
+			if (spec->required) {
+				size_t used = strlen(missing);
+
+				snprintf(missing + used, sizeof(missing) - used, "%s%s",
+					 used ? ", " : "", spec->symbol);
+			}
+			continue;
+		}
+		n = pread(fd, code, sizeof(code), (off_t)p.file_off);
+		pp = rs_probe_point_choose(code, n > 0 ? (size_t)n : 0);
+		p.file_off += pp.skip;
+		p.emulated = pp.emulated;
+		if (push_probe(set, &p))
+			return -ENOMEM;
+		lib->probes += 1 + (spec->ret_prog != NULL);
+		lib->stepped += pp.emulated ? 0 : 1 + (spec->ret_prog != NULL);
+	}
+	if (missing[0]) {
+		set->nr_probes = first;
+		return set_err(set, -RINGSIDE_ERR_NOSYM, "%s: %s library without the needed symbols: %s",
+			       path, ringside_gcm_lib_name(f->lib), missing);
+	}
+	return 0;
+}
+
+static const struct gcm_family *detect_family(const struct rs_symtab *st)
+{
+	uint64_t a, b;
+
+	for (size_t i = 0; i < N(families); i++)
+		if (!rs_symtab_find(st, families[i].specs[0].symbol, &a, &b))
+			return &families[i];
+	return NULL;
+}
+
+int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib want)
+{
+	struct ringside_gcm_lib *lib, *nl;
+	const struct gcm_family *f;
+	struct rs_symtab *st = NULL;
+	struct stat sb;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		return set_err(set, err, "%s: %s", path, strerror(-err));
+	}
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return set_err(set, -RINGSIDE_ERR_NOTELF, "%s: not a regular file", path);
+	}
+	for (unsigned int i = 0; i < set->nr_libs; i++) {
+		if (set->devs[i] == sb.st_dev && set->inos[i] == sb.st_ino) {
+			close(fd);
+			return 0;
+		}
+	}
+	err = rs_symtab_load_fd(fd, NULL, &st);
+	if (err) {
+		close(fd);
+		if (err == -ENOEXEC)
+			return set_err(set, -RINGSIDE_ERR_NOTELF, "%s: not an ELF file", path);
+		return set_err(set, err, "%s: cannot read symbols: %s", path, strerror(-err));
+	}
+	f = want ? gcm_family_of(want) : detect_family(st);
+	if (!f) {
+		rs_symtab_free(st);
+		close(fd);
+		return set_err(set, -RINGSIDE_ERR_NOSYM,
+			       "%s: no AES-GCM entry points: needs CRYPTO_gcm128_init (OpenSSL), "
+			       "gnutls_aead_cipher_init (GnuTLS) or gcry_cipher_open (libgcrypt)",
+			       path);
+	}
+	nl = realloc(set->libs, (set->nr_libs + 1) * sizeof(*nl));
+	if (nl)
+		set->libs = nl;
+	if (!nl || !(set->devs = realloc(set->devs, (set->nr_libs + 1) * sizeof(dev_t))) ||
+	    !(set->inos = realloc(set->inos, (set->nr_libs + 1) * sizeof(ino_t)))) {
+		rs_symtab_free(st);
+		close(fd);
+		return -ENOMEM;
+	}
+	lib = &set->libs[set->nr_libs];
+	memset(lib, 0, sizeof(*lib));
+	lib->family = f->lib;
+	snprintf(lib->path, sizeof(lib->path), "%s", path);
+	err = resolve_family(set, path, fd, st, f, lib, set->nr_libs);
+	if (!err)
+		sniff_version(fd, f->lib, lib->version, sizeof(lib->version));
+	rs_symtab_free(st);
+	close(fd);
+	if (err)
+		return err;
+	set->devs[set->nr_libs] = sb.st_dev;
+	set->inos[set->nr_libs] = sb.st_ino;
+	set->nr_libs++;
+	return 1;
+}
+
+static enum rs_gcm_lib family_by_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < N(families); i++) {
+		size_t n = strlen(families[i].soname_prefix);
+
+		/* libcrypto.so.3, not libcrypto.so (the -dev symlink) twice. */
+		if (!strncmp(base, families[i].soname_prefix, n) && base[n] == '.')
+			return families[i].lib;
+	}
+	return RS_GCM_LIB_NONE;
+}
+
+struct pid_walk {
+	struct gcm_libset *set;
+	pid_t pid;
+	int err;
+};
+
+static int pid_vma(void *ctx, const struct ringside_vma *vma)
+{
+	struct pid_walk *w = ctx;
+	enum rs_gcm_lib lib;
+	char path[4200];
+	int err;
+
+	if (vma->name[0] != '/' || !(lib = family_by_name(vma->name)))
+		return 0;
+	/* The process's own view of the file: right inside containers too. */
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)w->pid, vma->name);
+	err = gcm_libset_add(w->set, path, lib);
+	if (err < 0)
+		w->err = err;
+	return 0;
+}
+
+int gcm_libset_add_pid(struct gcm_libset *set, pid_t pid)
+{
+	struct ringside_procmaps *pm;
+	struct pid_walk w = { set, pid, 0 };
+	unsigned int before = set->nr_libs;
+	int err;
+
+	err = ringside_procmaps_open(pid, RINGSIDE_PROCMAPS_AUTO, &pm);
+	if (err)
+		return set_err(set, err, "PID %d: cannot read its mappings: %s", (int)pid,
+			       ringside_strerror(err));
+	err = ringside_procmaps_foreach(pm, RINGSIDE_VMA_EXEC, pid_vma, &w);
+	ringside_procmaps_close(pm);
+	if (err < 0)
+		return set_err(set, err, "PID %d: cannot read its mappings: %s", (int)pid,
+			       ringside_strerror(err));
+	if (w.err)
+		return w.err;
+	if (set->nr_libs == before)
+		return set_err(set, -RINGSIDE_ERR_NOSYM,
+			       "PID %d has no libcrypto, libgnutls or libgcrypt mapped: "
+			       "use --lib or --binary for a statically linked program", (int)pid);
+	return 0;
+}
+
+/* ld.so.cache (glibc's "new" format): entries point at strings by file offset. */
+struct ldcache_entry {
+	int32_t flags;
+	uint32_t key, value;
+	uint32_t osversion;
+	uint64_t hwcap;
+};
+
+static void add_from_ldcache(struct gcm_libset *set)
+{
+	static const char magic[] = "glibc-ld.so.cache1.1";
+	size_t hdr = sizeof(magic) - 1 + 4 + 4 + 1 + 3 + 4 + 12;
+	int fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	const char *img, *base;
+	uint32_t nlibs;
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) || (size_t)st.st_size < hdr) {
+		close(fd);
+		return;
+	}
+	img = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (img == MAP_FAILED)
+		return;
+	base = memmem(img, st.st_size, magic, sizeof(magic) - 1);
+	if (base && (size_t)(base - img) + hdr <= (size_t)st.st_size) {
+		memcpy(&nlibs, base + sizeof(magic) - 1, sizeof(nlibs));
+		for (uint32_t i = 0; i < nlibs; i++) {
+			struct ldcache_entry e;
+			size_t at = (base - img) + hdr + (size_t)i * sizeof(e);
+			const char *path;
+			enum rs_gcm_lib lib;
+
+			if (at + sizeof(e) > (size_t)st.st_size)
+				break;
+			memcpy(&e, img + at, sizeof(e));
+			if (e.value >= (size_t)st.st_size)
+				continue;
+			path = img + e.value;
+			if (!memchr(path, '\0', st.st_size - e.value))
+				continue;
+			lib = family_by_name(path);
+			/* A broken or foreign copy must not stop the others. */
+			if (lib)
+				gcm_libset_add(set, path, lib);
+		}
+	}
+	munmap((void *)img, st.st_size);
+}
+
+int gcm_libset_add_system(struct gcm_libset *set)
+{
+	static const char *const dirs[] = {
+		"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64", "/lib64",
+		"/usr/local/lib", "/usr/lib",
+	};
+	static const char *const names[] = { "libcrypto.so.3", "libgnutls.so.30", "libgcrypt.so.20" };
+
+	add_from_ldcache(set);
+	for (size_t d = 0; d < N(dirs); d++) {
+		for (size_t n = 0; n < N(names); n++) {
+			char path[512];
+
+			snprintf(path, sizeof(path), "%s/%s", dirs[d], names[n]);
+			if (!access(path, R_OK))
+				gcm_libset_add(set, path, family_by_name(path));
+		}
+	}
+	if (!set->nr_libs)
+		return set_err(set, -ENOENT, "no libcrypto.so.3, libgnutls.so.30 or libgcrypt.so.20 "
+					     "found: name one with --lib PATH");
+	set->err[0] = '\0';
+	return 0;
+}
+
+void gcm_libset_free(struct gcm_libset *set)
+{
+	free(set->libs);
+	free(set->probes);
+	free(set->devs);
+	free(set->inos);
+	memset(set, 0, sizeof(*set));
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Internal: finding crypto libraries and the probe points inside them. */
+#ifndef RINGSIDE_GCM_LIBS_H
+#define RINGSIDE_GCM_LIBS_H
+
+#include <sys/types.h>
+
+#include "ringside/gcm.h"
+
+/* One function to probe: entry program, and return program when needed. */
+struct gcm_probe_spec {
+	const char *symbol;
+	const char *entry_prog;
+	const char *ret_prog;	/* NULL: entry only */
+	bool required;
+};
+
+struct gcm_family {
+	enum rs_gcm_lib lib;
+	const char *soname_prefix;	/* "libcrypto.so" */
+	const struct gcm_probe_spec *specs;
+	unsigned int nr_specs;
+};
+
+const struct gcm_family *gcm_family_of(enum rs_gcm_lib lib);
+
+/* A resolved probe point in one library file. */
+struct gcm_probe {
+	unsigned int lib_id;
+	const struct gcm_probe_spec *spec;
+	uint64_t file_off;
+	bool emulated;
+};
+
+struct gcm_libset {
+	struct ringside_gcm_lib *libs;
+	unsigned int nr_libs;
+	struct gcm_probe *probes;
+	unsigned int nr_probes;
+	dev_t *devs;		/* (dev, inode) of each library: no file is probed twice */
+	ino_t *inos;
+	char err[512];
+};
+
+/*
+ * Add one file: detect its family from its symbols and resolve the probe
+ * points. want: a family to require, or RS_GCM_LIB_NONE to detect.
+ * Returns 1 when added, 0 when already present, negative on error (err set).
+ */
+int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib want);
+/* The libraries a process has mapped (its own view, through /proc/PID/root). */
+int gcm_libset_add_pid(struct gcm_libset *set, pid_t pid);
+/* The system's libraries: /etc/ld.so.cache, then the standard directories. */
+int gcm_libset_add_system(struct gcm_libset *set);
+void gcm_libset_free(struct gcm_libset *set);
+
+#endif

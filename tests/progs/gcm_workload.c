@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A known AES-GCM schedule through the real libcrypto, libgnutls and
+ * libgcrypt, for ringside's tests and demo. It prints what it did as lines
+ *   expect LIB DIR BITS ops=N aad=A payload=P tagfail=F
+ * (one per library × direction × key size) so a test can compare ringside's
+ * view with the ground truth. LIB "tls" counts TLS 1.3 records (libssl over
+ * libcrypto, so ringside reports them as openssl); the record layer decides
+ * how many, and SSL's message callback counts them here. Their payload
+ * sizes are the record layer's and are printed as 0.
+ *
+ * Usage: gcm_workload [--wait] [--rounds N] [--only openssl|gnutls|gcrypt|tls]
+ *        gcm_workload --seal-loop SIZE SECONDS   (benchmark: prints ops/s)
+ *   --wait: print "ready PID" and wait for SIGUSR1 before starting.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gcrypt.h>
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#define AAD_LEN 13
+#define TAG_LEN 16
+#define MAX_MSG 16384
+
+static const size_t sizes[] = { 16, 64, 1420, 16384 };
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+
+/* L_TLS: libssl records, sealed by libcrypto; payload sizes are the record layer's. */
+enum { L_OPENSSL, L_GNUTLS, L_GCRYPT, L_TLS, NLIBS };
+static const char *const lib_names[NLIBS] = { "openssl", "gnutls", "libgcrypt", "tls" };
+
+struct tally {
+	unsigned long ops, aad, payload, tagfail;
+};
+
+/* [lib][dir: 0 seal, 1 open][key: 0 128, 1 192, 2 256] */
+struct schedule {
+	struct tally t[NLIBS][2][3];
+	int rounds;
+};
+
+static int key_index(int bits)
+{
+	return bits == 128 ? 0 : bits == 192 ? 1 : 2;
+}
+
+static void count(struct schedule *s, int lib, int open, int bits, size_t aad, size_t payload,
+		  bool tagfail)
+{
+	struct tally *t = &s->t[lib][open][key_index(bits)];
+
+	t->ops++;
+	t->aad += aad;
+	t->payload += payload;
+	t->tagfail += tagfail;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "gcm_workload: %s failed\n", what);
+	ERR_print_errors_fp(stderr);
+	exit(1);
+}
+
+static unsigned char key[32], iv[12], aad[AAD_LEN], msg[MAX_MSG], ct[MAX_MSG + 64], pt[MAX_MSG + 64];
+
+/* ---- OpenSSL EVP: streaming Init/Update/Final, and one-shot EVP_Cipher ---- */
+
+static const EVP_CIPHER *ossl_cipher(int bits)
+{
+	return bits == 128 ? EVP_aes_128_gcm() : EVP_aes_256_gcm();
+}
+
+static void ossl_seal(EVP_CIPHER_CTX *c, int bits, size_t len, unsigned char *tag)
+{
+	int n;
+
+	if (!EVP_EncryptInit_ex(c, ossl_cipher(bits), NULL, key, iv) ||
+	    !EVP_EncryptUpdate(c, NULL, &n, aad, AAD_LEN) ||
+	    !EVP_EncryptUpdate(c, ct, &n, msg, (int)len) ||
+	    !EVP_EncryptFinal_ex(c, ct + n, &n) ||
+	    !EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_GET_TAG, TAG_LEN, tag))
+		die("EVP seal");
+}
+
+static bool ossl_open(EVP_CIPHER_CTX *c, int bits, size_t len, unsigned char *tag)
+{
+	int n;
+
+	if (!EVP_DecryptInit_ex(c, ossl_cipher(bits), NULL, key, iv) ||
+	    !EVP_DecryptUpdate(c, NULL, &n, aad, AAD_LEN) ||
+	    !EVP_DecryptUpdate(c, pt, &n, ct, (int)len) ||
+	    !EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_TAG, TAG_LEN, tag))
+		die("EVP open");
+	return EVP_DecryptFinal_ex(c, pt + n, &n) == 1;
+}
+
+/* EVP_Cipher() on an AEAD: AAD with out == NULL, data, then in == NULL finishes. */
+static void ossl_seal_oneshot(EVP_CIPHER_CTX *c, int bits, size_t len)
+{
+	unsigned char tag[TAG_LEN];
+
+	if (!EVP_CipherInit_ex(c, ossl_cipher(bits), NULL, key, iv, 1) ||
+	    EVP_Cipher(c, NULL, aad, AAD_LEN) < 0 ||
+	    EVP_Cipher(c, ct, msg, (unsigned int)len) < 0 ||
+	    EVP_Cipher(c, NULL, NULL, 0) < 0 ||
+	    !EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_GET_TAG, TAG_LEN, tag))
+		die("EVP_Cipher seal");
+}
+
+static void run_openssl(struct schedule *s)
+{
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	static const int bits[] = { 128, 256 };
+	unsigned char tag[TAG_LEN];
+
+	for (int r = 0; r < s->rounds; r++) {
+		for (size_t b = 0; b < 2; b++) {
+			for (size_t i = 0; i < NSIZES; i++) {
+				ossl_seal(c, bits[b], sizes[i], tag);
+				count(s, L_OPENSSL, 0, bits[b], AAD_LEN, sizes[i], false);
+				if (!ossl_open(c, bits[b], sizes[i], tag))
+					die("EVP open of a good message");
+				count(s, L_OPENSSL, 1, bits[b], AAD_LEN, sizes[i], false);
+			}
+			ossl_seal_oneshot(c, bits[b], 256);
+			count(s, L_OPENSSL, 0, bits[b], AAD_LEN, 256, false);
+		}
+	}
+	/* The deliberate tag failure. */
+	ossl_seal(c, 128, 64, tag);
+	count(s, L_OPENSSL, 0, 128, AAD_LEN, 64, false);
+	tag[0] ^= 1;
+	if (ossl_open(c, 128, 64, tag))
+		die("EVP open of a forged message succeeding");
+	count(s, L_OPENSSL, 1, 128, AAD_LEN, 64, true);
+	EVP_CIPHER_CTX_free(c);
+}
+
+/* ---- TLS 1.3 over a socketpair ------------------------------------------ */
+
+struct tls_side {
+	struct schedule *s;
+	int bits;
+};
+
+/* TLS 1.3 protected records pass here with SSL3_RT_INNER_CONTENT_TYPE. */
+static void tls_msg_cb(int write_p, int version, int content_type, const void *buf, size_t len,
+		       SSL *ssl, void *arg)
+{
+	struct tls_side *side = arg;
+
+	(void)version;
+	(void)buf;
+	(void)len;
+	(void)ssl;
+	/* TLS 1.3 authenticates the 5-byte record header as AAD. */
+	if (content_type == SSL3_RT_INNER_CONTENT_TYPE)
+		count(side->s, L_TLS, !write_p, side->bits, 5, 0, false);
+}
+
+static EVP_PKEY *tls_key;
+static X509 *tls_cert;
+
+static void tls_make_cert(void)
+{
+	X509_NAME *name;
+
+	tls_key = EVP_EC_gen("P-256");
+	tls_cert = X509_new();
+	if (!tls_key || !tls_cert)
+		die("key generation");
+	ASN1_INTEGER_set(X509_get_serialNumber(tls_cert), 1);
+	X509_gmtime_adj(X509_getm_notBefore(tls_cert), 0);
+	X509_gmtime_adj(X509_getm_notAfter(tls_cert), 3600);
+	X509_set_pubkey(tls_cert, tls_key);
+	name = X509_get_subject_name(tls_cert);
+	X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)"ringside", -1, -1, 0);
+	X509_set_issuer_name(tls_cert, name);
+	if (!X509_sign(tls_cert, tls_key, EVP_sha256()))
+		die("certificate signing");
+}
+
+/* Drive both ends in one thread: non-blocking sockets, alternate until done. */
+static void tls_pump(SSL *a, SSL *b)
+{
+	for (int i = 0; i < 1000; i++) {
+		int ra = SSL_do_handshake(a), rb = SSL_do_handshake(b);
+
+		if (ra == 1 && rb == 1)
+			return;
+	}
+	die("TLS handshake");
+}
+
+static void run_tls(struct schedule *s)
+{
+	static const char *const suites[] = { "TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384" };
+	static const int bits[] = { 128, 256 };
+
+	tls_make_cert();
+	for (int k = 0; k < 2; k++) {
+		SSL_CTX *sctx = SSL_CTX_new(TLS_server_method()), *cctx = SSL_CTX_new(TLS_client_method());
+		struct tls_side side = { s, bits[k] };
+		SSL *srv, *cli;
+		int sv[2];
+		char buf[MAX_MSG];
+
+		if (!sctx || !cctx || socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+			die("TLS setup");
+		SSL_CTX *ctxs[] = { sctx, cctx };
+
+		for (int c = 0; c < 2; c++) {
+			SSL_CTX_set_min_proto_version(ctxs[c], TLS1_3_VERSION);
+			SSL_CTX_set_ciphersuites(ctxs[c], suites[k]);
+			/* No session tickets: the handshake's record count stays small. */
+			SSL_CTX_set_num_tickets(ctxs[c], 0);
+		}
+		if (SSL_CTX_use_certificate(sctx, tls_cert) != 1 || SSL_CTX_use_PrivateKey(sctx, tls_key) != 1)
+			die("TLS certificate");
+		srv = SSL_new(sctx);
+		cli = SSL_new(cctx);
+		SSL_set_fd(srv, sv[0]);
+		SSL_set_fd(cli, sv[1]);
+		SSL_set_msg_callback(srv, tls_msg_cb);
+		SSL_set_msg_callback_arg(srv, &side);
+		SSL_set_msg_callback(cli, tls_msg_cb);
+		SSL_set_msg_callback_arg(cli, &side);
+		SSL_set_accept_state(srv);
+		SSL_set_connect_state(cli);
+		/* One thread drives both ends: non-blocking, alternating steps. */
+		fcntl(sv[0], F_SETFL, O_NONBLOCK);
+		fcntl(sv[1], F_SETFL, O_NONBLOCK);
+		tls_pump(cli, srv);
+		for (int r = 0; r < s->rounds; r++) {
+			for (size_t i = 0; i < NSIZES; i++) {
+				if (SSL_write(cli, msg, (int)sizes[i]) != (int)sizes[i])
+					die("SSL_write");
+				for (size_t got = 0; got < sizes[i];) {
+					int n = SSL_read(srv, buf, sizeof(buf));
+
+					if (n <= 0)
+						die("SSL_read");
+					got += (size_t)n;
+				}
+			}
+		}
+		SSL_free(cli);
+		SSL_free(srv);
+		SSL_CTX_free(cctx);
+		SSL_CTX_free(sctx);
+		close(sv[0]);
+		close(sv[1]);
+	}
+	X509_free(tls_cert);
+	EVP_PKEY_free(tls_key);
+}
+
+/* ---- GnuTLS: the AEAD API, and gnutls_cipher_* on a GCM algorithm -------- */
+
+static void run_gnutls(struct schedule *s)
+{
+	static const gnutls_cipher_algorithm_t algs[] = { GNUTLS_CIPHER_AES_128_GCM,
+							  GNUTLS_CIPHER_AES_256_GCM };
+	static const int bits[] = { 128, 256 };
+
+	for (int k = 0; k < 2; k++) {
+		gnutls_datum_t kd = { key, (unsigned int)bits[k] / 8 };
+		gnutls_aead_cipher_hd_t h;
+
+		if (gnutls_aead_cipher_init(&h, algs[k], &kd) < 0)
+			die("gnutls_aead_cipher_init");
+		for (int r = 0; r < s->rounds; r++) {
+			for (size_t i = 0; i < NSIZES; i++) {
+				size_t clen = sizeof(ct), plen = sizeof(pt);
+
+				if (gnutls_aead_cipher_encrypt(h, iv, sizeof(iv), aad, AAD_LEN, TAG_LEN,
+							       msg, sizes[i], ct, &clen) < 0)
+					die("gnutls_aead_cipher_encrypt");
+				count(s, L_GNUTLS, 0, bits[k], AAD_LEN, sizes[i], false);
+				if (gnutls_aead_cipher_decrypt(h, iv, sizeof(iv), aad, AAD_LEN, TAG_LEN,
+							       ct, clen, pt, &plen) < 0)
+					die("gnutls_aead_cipher_decrypt");
+				count(s, L_GNUTLS, 1, bits[k], AAD_LEN, sizes[i], false);
+			}
+		}
+		if (k == 0) {
+			size_t clen = sizeof(ct), plen = sizeof(pt);
+
+			if (gnutls_aead_cipher_encrypt(h, iv, sizeof(iv), aad, AAD_LEN, TAG_LEN, msg, 64,
+						       ct, &clen) < 0)
+				die("gnutls_aead_cipher_encrypt");
+			count(s, L_GNUTLS, 0, 128, AAD_LEN, 64, false);
+			ct[0] ^= 1;
+			if (gnutls_aead_cipher_decrypt(h, iv, sizeof(iv), aad, AAD_LEN, TAG_LEN, ct, clen,
+						       pt, &plen) != GNUTLS_E_DECRYPTION_FAILED)
+				die("gnutls forged message not rejected");
+			count(s, L_GNUTLS, 1, 128, AAD_LEN, 64, true);
+		}
+		gnutls_aead_cipher_deinit(h);
+	}
+	/* gnutls_cipher_*: the application gets the tag and compares it itself. */
+	{
+		gnutls_datum_t kd = { key, 16 }, ivd = { iv, sizeof(iv) };
+		gnutls_cipher_hd_t h;
+		unsigned char tag[TAG_LEN];
+
+		if (gnutls_cipher_init(&h, GNUTLS_CIPHER_AES_128_GCM, &kd, &ivd) < 0 ||
+		    gnutls_cipher_add_auth(h, aad, AAD_LEN) < 0 ||
+		    gnutls_cipher_encrypt2(h, msg, 1024, ct, 1024) < 0 ||
+		    gnutls_cipher_tag(h, tag, TAG_LEN) < 0)
+			die("gnutls_cipher seal");
+		count(s, L_GNUTLS, 0, 128, AAD_LEN, 1024, false);
+		gnutls_cipher_set_iv(h, iv, sizeof(iv));
+		if (gnutls_cipher_add_auth(h, aad, AAD_LEN) < 0 ||
+		    gnutls_cipher_decrypt2(h, ct, 1024, pt, 1024) < 0 ||
+		    gnutls_cipher_tag(h, tag, TAG_LEN) < 0)
+			die("gnutls_cipher open");
+		count(s, L_GNUTLS, 1, 128, AAD_LEN, 1024, false);
+		gnutls_cipher_deinit(h);
+	}
+}
+
+/* ---- libgcrypt -------------------------------------------------------------- */
+
+static void gcry_check(gcry_error_t e, const char *what)
+{
+	if (e) {
+		fprintf(stderr, "gcm_workload: %s: %s\n", what, gcry_strerror(e));
+		exit(1);
+	}
+}
+
+static void run_gcrypt(struct schedule *s)
+{
+	static const int algs[] = { GCRY_CIPHER_AES128, GCRY_CIPHER_AES256 };
+	static const int bits[] = { 128, 256 };
+
+	if (!gcry_check_version(NULL))
+		die("gcry_check_version");
+	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+	for (int k = 0; k < 2; k++) {
+		gcry_cipher_hd_t h;
+		unsigned char tag[TAG_LEN];
+
+		gcry_check(gcry_cipher_open(&h, algs[k], GCRY_CIPHER_MODE_GCM, 0), "gcry_cipher_open");
+		gcry_check(gcry_cipher_setkey(h, key, (size_t)bits[k] / 8), "setkey");
+		for (int r = 0; r < s->rounds; r++) {
+			for (size_t i = 0; i < NSIZES; i++) {
+				gcry_check(gcry_cipher_setiv(h, iv, sizeof(iv)), "setiv");
+				gcry_check(gcry_cipher_authenticate(h, aad, AAD_LEN), "authenticate");
+				gcry_check(gcry_cipher_encrypt(h, ct, sizes[i], msg, sizes[i]), "encrypt");
+				gcry_check(gcry_cipher_gettag(h, tag, TAG_LEN), "gettag");
+				count(s, L_GCRYPT, 0, bits[k], AAD_LEN, sizes[i], false);
+				gcry_check(gcry_cipher_setiv(h, iv, sizeof(iv)), "setiv");
+				gcry_check(gcry_cipher_authenticate(h, aad, AAD_LEN), "authenticate");
+				gcry_check(gcry_cipher_decrypt(h, pt, sizes[i], ct, sizes[i]), "decrypt");
+				gcry_check(gcry_cipher_checktag(h, tag, TAG_LEN), "checktag");
+				count(s, L_GCRYPT, 1, bits[k], AAD_LEN, sizes[i], false);
+			}
+		}
+		if (k == 0) {
+			gcry_check(gcry_cipher_setiv(h, iv, sizeof(iv)), "setiv");
+			gcry_check(gcry_cipher_authenticate(h, aad, AAD_LEN), "authenticate");
+			gcry_check(gcry_cipher_decrypt(h, pt, 64, ct, 64), "decrypt");
+			tag[0] ^= 1;
+			if (gcry_err_code(gcry_cipher_checktag(h, tag, TAG_LEN)) != GPG_ERR_CHECKSUM)
+				die("libgcrypt forged tag not rejected");
+			count(s, L_GCRYPT, 1, 128, AAD_LEN, 64, true);
+		}
+		gcry_cipher_close(h);
+	}
+}
+
+static void print_expect(const struct schedule *s)
+{
+	static const int bits[] = { 128, 192, 256 };
+
+	for (int l = 0; l < NLIBS; l++)
+		for (int d = 0; d < 2; d++)
+			for (int k = 0; k < 3; k++) {
+				const struct tally *t = &s->t[l][d][k];
+
+				if (t->ops)
+					printf("expect %s %s %d ops=%lu aad=%lu payload=%lu tagfail=%lu\n",
+					       lib_names[l], d ? "open" : "seal", bits[k], t->ops,
+					       t->aad, t->payload, t->tagfail);
+			}
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Benchmark: seal SIZE-byte messages (IV, AAD, data, tag) for SECONDS. */
+static int seal_loop(size_t len, double secs)
+{
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	unsigned char tag[TAG_LEN];
+	unsigned long ops = 0;
+	double start = now(), end;
+
+	if (len > MAX_MSG)
+		len = MAX_MSG;
+	do {
+		for (int i = 0; i < 256; i++)
+			ossl_seal(c, 128, len, tag);
+		ops += 256;
+		end = now();
+	} while (end - start < secs);
+	printf("%.0f\n", ops / (end - start));
+	EVP_CIPHER_CTX_free(c);
+	return 0;
+}
+
+static volatile sig_atomic_t go;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	go = 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct schedule s = { .rounds = 2 };
+	const char *only = NULL;
+	bool wait = false;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--wait"))
+			wait = true;
+		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+			s.rounds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
+		else if (!strcmp(argv[i], "--seal-loop") && i + 2 < argc)
+			return seal_loop(strtoul(argv[i + 1], NULL, 0), atof(argv[i + 2]));
+		else {
+			fprintf(stderr, "usage: gcm_workload [--wait] [--rounds N] [--only LIB] | "
+					"--seal-loop SIZE SECONDS\n");
+			return 2;
+		}
+	}
+	for (size_t i = 0; i < sizeof(key); i++)
+		key[i] = (unsigned char)i;
+	memset(msg, 'm', sizeof(msg));
+	if (wait) {
+		sigset_t usr1, none;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+		signal(SIGUSR1, on_usr1);
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		sigemptyset(&none);
+		while (!go)
+			sigsuspend(&none);
+	}
+	if (!only || !strcmp(only, "openssl"))
+		run_openssl(&s);
+	if (!only || !strcmp(only, "tls"))
+		run_tls(&s);
+	if (!only || !strcmp(only, "gnutls"))
+		run_gnutls(&s);
+	if (!only || !strcmp(only, "gcrypt"))
+		run_gcrypt(&s);
+	print_expect(&s);
+	return 0;
+}

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* ringside gcm: AES-GCM messages in OpenSSL, GnuTLS and libgcrypt. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "ringside/gcm.h"
+#include "ringside/resolve.h"
+
+static const char gcm_usage[] =
+	"Usage: ringside gcm [OPTIONS]\n"
+	"Trace AES-GCM seal/open operations in OpenSSL 3 libcrypto (EVP, providers,\n"
+	"libssl records), GnuTLS (gnutls_aead_cipher_*, gnutls_cipher_*) and libgcrypt\n"
+	"(gcry_cipher_* on GCM handles), through uprobes and return probes.\n"
+	"Without -p or --lib, the system's libraries are traced for every process.\n"
+	"\n"
+	"  -l, --lib PATH         probe this library (repeatable)\n"
+	"  -b, --binary PATH      probe this program (statically linked crypto; repeatable)\n"
+	"  -e, --events           print one line per message\n"
+	"  -H, --hist             print log2 histograms of message size and latency\n"
+	"  -s, --stacks           with --events: add the user stack (frame pointers)\n"
+	"\n"
+	"Tag failures (an open whose authentication failed) are always printed.\n"
+	"A summary per process, library, direction and key size is printed every\n"
+	"--interval and at exit: ops, ops/s, MB/s, p50/p99 latency, tag failures.\n"
+	"\n" CLI_COMMON_HELP;
+
+struct gcm_cli {
+	struct cli_opts o;
+	const char *paths[64];
+	unsigned int nr_paths;
+	bool events, hist, stacks;
+	struct ringside_session *s;
+	struct ringside_gcm_agg *agg;
+	struct ringside_resolver *resolver;
+	double last_tick;
+};
+
+static void json_lib(const struct gcm_cli *g, uint32_t lib_id)
+{
+	const struct ringside_gcm_lib *lib = ringside_gcm_lib(g->s, lib_id);
+
+	fputs(",\"lib_path\":", stdout);
+	ringside_json_string(stdout, lib ? lib->path : "");
+	fputs(",\"lib_version\":", stdout);
+	ringside_json_string(stdout, lib ? lib->version : "");
+}
+
+/* "libcrypto.so.3+0x1234 CRYPTO_gcm128_tag+0x20", best effort. */
+static void format_addr(struct gcm_cli *g, pid_t pid, uint64_t addr, char *out, size_t len)
+{
+	struct ringside_sym sym;
+	const char *base;
+
+	if (!addr || ringside_resolve(g->resolver, pid, addr, &sym)) {
+		snprintf(out, len, "0x%llx", (unsigned long long)addr);
+		return;
+	}
+	base = strrchr(sym.path, '/');
+	base = base ? base + 1 : sym.path;
+	if (sym.symbol)
+		snprintf(out, len, "%s+0x%llx", sym.symbol, (unsigned long long)sym.sym_offset);
+	else
+		snprintf(out, len, "%s+0x%llx", base[0] ? base : "[anon]",
+			 (unsigned long long)sym.file_offset);
+}
+
+static void print_event(struct gcm_cli *g, const struct rs_gcm_event *e, size_t size)
+{
+	char caller[512];
+	unsigned int nr_stack = (e->flags & RS_GCM_F_STACK) ? e->nr_stack : 0;
+
+	if (sizeof(*e) + nr_stack * sizeof(e->stack[0]) > size)
+		nr_stack = 0;
+	format_addr(g, (pid_t)e->hdr.tgid, e->caller, caller, sizeof(caller));
+	if (g->o.json) {
+		printf("{\"type\":\"%s\",\"ts_ns\":%llu,\"pid\":%u,\"tid\":%u,\"comm\":",
+		       e->result == RS_GCM_TAG_FAIL ? "gcm_tag_failure" : "gcm_op",
+		       (unsigned long long)e->hdr.ts_ns, e->hdr.tgid, e->hdr.tid);
+		ringside_json_string(stdout, e->hdr.comm);
+		printf(",\"cgroup_id\":%llu,\"lib\":\"%s\"", (unsigned long long)e->hdr.cgroup_id,
+		       ringside_gcm_lib_name(e->lib));
+		json_lib(g, e->lib_id);
+		printf(",\"dir\":\"%s\",\"key_bits\":%u,\"aad_bytes\":%llu,\"payload_bytes\":%llu,"
+		       "\"latency_ns\":%llu,\"result\":\"%s\",\"retval\":%d,\"caller\":",
+		       ringside_gcm_dir_name(e->dir), e->key_bits, (unsigned long long)e->aad_bytes,
+		       (unsigned long long)e->payload_bytes, (unsigned long long)e->latency_ns,
+		       ringside_gcm_result_name(e->result), e->retval);
+		ringside_json_string(stdout, caller);
+		if (nr_stack) {
+			fputs(",\"stack\":[", stdout);
+			for (unsigned int i = 0; i < nr_stack; i++) {
+				char frame[512];
+
+				format_addr(g, (pid_t)e->hdr.tgid, e->stack[i], frame, sizeof(frame));
+				if (i)
+					putchar(',');
+				ringside_json_string(stdout, frame);
+			}
+			putchar(']');
+		}
+		puts("}");
+		return;
+	}
+	printf("%-16s %7u %7u %-9s %-4s %4u %6llu %8llu %10.3f %-9s %s\n", e->hdr.comm, e->hdr.tgid,
+	       e->hdr.tid, ringside_gcm_lib_name(e->lib), ringside_gcm_dir_name(e->dir),
+	       e->key_bits, (unsigned long long)e->aad_bytes, (unsigned long long)e->payload_bytes,
+	       e->latency_ns / 1000.0, ringside_gcm_result_name(e->result), caller);
+	for (unsigned int i = 0; i < nr_stack; i++) {
+		char frame[512];
+
+		format_addr(g, (pid_t)e->hdr.tgid, e->stack[i], frame, sizeof(frame));
+		printf("%20s#%-2u %s\n", "", i, frame);
+	}
+}
+
+static int on_event(void *ctx, const struct rs_event_hdr *ev, size_t size)
+{
+	struct gcm_cli *g = ctx;
+	const struct rs_gcm_event *e = (const void *)ev;
+
+	if (ev->type != RS_EV_GCM_OP || size < sizeof(*e))
+		return 0;
+	if (g->events || e->result == RS_GCM_TAG_FAIL) {
+		if (!g->events && !g->o.json)
+			fputs("TAG FAILURE: ", stdout);
+		print_event(g, e, size);
+	}
+	return ringside_gcm_agg_add(g->agg, ev, size);
+}
+
+struct row_ctx {
+	struct gcm_cli *g;
+	double secs;
+	bool any;
+};
+
+static int print_row(void *ctx, const struct ringside_gcm_row *r)
+{
+	struct row_ctx *rc = ctx;
+	struct gcm_cli *g = rc->g;
+	double secs = rc->secs > 0 ? rc->secs : 1;
+
+	if (g->o.json) {
+		printf("{\"type\":\"gcm_summary\",\"interval_s\":%.3f,\"pid\":%u,\"comm\":", rc->secs,
+		       r->tgid);
+		ringside_json_string(stdout, r->comm);
+		printf(",\"lib\":\"%s\"", ringside_gcm_lib_name(r->lib));
+		json_lib(g, r->lib_id);
+		printf(",\"dir\":\"%s\",\"key_bits\":%u,\"ops\":%llu,\"ops_per_s\":%.1f,"
+		       "\"aad_bytes\":%llu,\"payload_bytes\":%llu,\"mb_per_s\":%.3f,"
+		       "\"lat_p50_ns\":%llu,\"lat_p99_ns\":%llu,\"lat_max_ns\":%llu,"
+		       "\"tag_failures\":%llu,\"errors\":%llu",
+		       ringside_gcm_dir_name(r->dir), r->key_bits, (unsigned long long)r->ops,
+		       r->ops / secs, (unsigned long long)r->aad_bytes,
+		       (unsigned long long)r->payload_bytes, r->payload_bytes / secs / 1e6,
+		       (unsigned long long)r->lat_p50_ns, (unsigned long long)r->lat_p99_ns,
+		       (unsigned long long)r->lat_max_ns, (unsigned long long)r->tag_failures,
+		       (unsigned long long)r->errors);
+		if (g->hist) {
+			fputs(",\"size_hist\":", stdout);
+			ringside_hist_json(&r->size_hist, stdout);
+			fputs(",\"latency_hist\":", stdout);
+			ringside_hist_json(&r->lat_hist, stdout);
+		}
+		puts("}");
+		return 0;
+	}
+	if (!rc->any)
+		printf("%-7s %-16s %-9s %-4s %4s %9s %10s %9s %9s %9s %7s\n", "PID", "COMM", "LIB", "DIR",
+		       "BITS", "OPS", "OPS/s", "MB/s", "P50(us)", "P99(us)", "TAGFAIL");
+	rc->any = true;
+	printf("%-7u %-16s %-9s %-4s %4u %9llu %10.1f %9.3f %9.3f %9.3f %7llu\n", r->tgid, r->comm,
+	       ringside_gcm_lib_name(r->lib), ringside_gcm_dir_name(r->dir), r->key_bits,
+	       (unsigned long long)r->ops, r->ops / secs, r->payload_bytes / secs / 1e6,
+	       r->lat_p50_ns / 1000.0, r->lat_p99_ns / 1000.0, (unsigned long long)r->tag_failures);
+	if (g->hist) {
+		ringside_hist_print(&r->size_hist, "payload bytes", stdout);
+		ringside_hist_print(&r->lat_hist, "latency ns", stdout);
+	}
+	return 0;
+}
+
+static void summarize(struct gcm_cli *g, double elapsed)
+{
+	struct row_ctx rc = { g, elapsed - g->last_tick, false };
+
+	if (!g->o.json) {
+		time_t now = time(NULL);
+		char ts[16];
+
+		strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&now));
+		printf("\n%s AES-GCM over %.1f s\n", ts, rc.secs);
+	}
+	ringside_gcm_agg_foreach(g->agg, print_row, &rc);
+	if (!rc.any && !g->o.json)
+		puts("(no AES-GCM operations)");
+	fflush(stdout);
+	ringside_gcm_agg_reset(g->agg);
+	g->last_tick = elapsed;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double start_s;
+
+static void tick(void *ctx, double elapsed)
+{
+	summarize(ctx, elapsed);
+}
+
+static void final_summary(void *ctx)
+{
+	summarize(ctx, mono_s() - start_s);
+}
+
+static void announce(struct gcm_cli *g)
+{
+	char why[400];
+	bool seccomp_safe;
+	int sys = ringside_uretprobe_mechanism(&seccomp_safe, why, sizeof(why));
+	unsigned int n = ringside_gcm_nr_libs(g->s);
+
+	if (g->o.json) {
+		printf("{\"type\":\"gcm_start\",\"uretprobe\":\"%s\",\"seccomp_safe\":%s,\"libs\":[",
+		       sys ? "syscall" : "int3", seccomp_safe ? "true" : "false");
+		for (unsigned int i = 0; i < n; i++) {
+			const struct ringside_gcm_lib *lib = ringside_gcm_lib(g->s, i);
+
+			printf("%s{\"id\":%u,\"lib\":\"%s\",\"path\":", i ? "," : "", i,
+			       ringside_gcm_lib_name(lib->family));
+			ringside_json_string(stdout, lib->path);
+			fputs(",\"version\":", stdout);
+			ringside_json_string(stdout, lib->version);
+			printf(",\"probes\":%u,\"single_stepped\":%u}", lib->probes, lib->stepped);
+		}
+		puts("]}");
+		fflush(stdout);
+	}
+	fprintf(stderr, "ringside: return probes: %s\n", sys ? "uretprobe syscall (fast path)" :
+								"int3 trap");
+	if (!seccomp_safe)
+		fprintf(stderr, "ringside: warning: %s\n", why);
+	for (unsigned int i = 0; i < n; i++) {
+		const struct ringside_gcm_lib *lib = ringside_gcm_lib(g->s, i);
+
+		fprintf(stderr, "ringside: %s %s %s: %u probes", ringside_gcm_lib_name(lib->family),
+			lib->version[0] ? lib->version : "?", lib->path, lib->probes);
+		if (lib->stepped)
+			fprintf(stderr, ", %u single-stepped", lib->stepped);
+		fputc('\n', stderr);
+	}
+	if (g->events && !g->o.json)
+		printf("%-16s %7s %7s %-9s %-4s %4s %6s %8s %10s %-9s %s\n", "COMM", "PID", "TID", "LIB",
+		       "DIR", "BITS", "AAD", "BYTES", "LAT(us)", "RESULT", "CALLER");
+	fprintf(stderr, "ringside: tracing AES-GCM... Ctrl-C to end\n");
+	fflush(stdout);
+}
+
+/* Warn about seccomp-filtered targets when the uretprobe syscall would kill them. */
+static void warn_seccomp_target(pid_t pid)
+{
+	char path[64], line[256];
+	FILE *f;
+	bool safe = true;
+
+	if (!pid || ringside_uretprobe_mechanism(&safe, NULL, 0) != 1 || safe)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Seccomp:", 8) && atoi(line + 8) == 2)
+			cli_err("warning: PID %d runs under a seccomp filter and this kernel's "
+				"uretprobe syscall does not pass seccomp: it will be killed", (int)pid);
+	fclose(f);
+}
+
+int cmd_gcm(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "lib", required_argument, NULL, 'l' },
+		{ "binary", required_argument, NULL, 'b' },
+		{ "events", no_argument, NULL, 'e' },
+		{ "hist", no_argument, NULL, 'H' },
+		{ "stacks", no_argument, NULL, 's' },
+		CLI_COMMON_LONGOPTS,
+		{ 0 },
+	};
+	struct gcm_cli g = { 0 };
+	struct ringside_session_opts so;
+	struct ringside_gcm_opts go = { .sz = sizeof(go) };
+	struct ringside_resolver_opts ro = { .sz = sizeof(ro) };
+	struct cli_loop loop;
+	int opt, err, ret;
+
+	while ((opt = getopt_long(argc, argv, "l:b:eHs" CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'l':
+		case 'b':
+			if (g.nr_paths + 1 >= sizeof(g.paths) / sizeof(g.paths[0])) {
+				cli_err("too many --lib/--binary paths");
+				return 2;
+			}
+			g.paths[g.nr_paths++] = optarg;
+			break;
+		case 'e': g.events = true; break;
+		case 'H': g.hist = true; break;
+		case 's': g.stacks = true; break;
+		case 'h': fputs(gcm_usage, stdout); return 0;
+		default:
+			ret = cli_common_opt(opt, optarg, &g.o);
+			if (ret < 0)
+				return 2;
+			if (!ret) {
+				fputs(gcm_usage, stderr);
+				return 2;
+			}
+		}
+	}
+	if (optind < argc) {
+		cli_err("unexpected argument '%s': see ringside gcm --help", argv[optind]);
+		return 2;
+	}
+	if (g.stacks && !g.events) {
+		cli_err("--stacks shows stacks of --events lines: add --events");
+		return 2;
+	}
+	if (cli_require_bpf())
+		return 1;
+	cli_setup_libbpf_print(g.o.verbose);
+	cli_session_opts(&g.o, &so);
+	so.on_event = on_event;
+	so.ctx = &g;
+	err = ringside_session_open(&so, &g.s);
+	if (err) {
+		if (err == -ESRCH && g.o.pid)
+			cli_err("no such process: PID %d", (int)g.o.pid);
+		else
+			cli_err("cannot start: %s", ringside_strerror(err));
+		return 1;
+	}
+	go.paths = g.nr_paths ? g.paths : NULL;
+	go.stacks = g.stacks;
+	ret = 1;
+	err = ringside_session_enable_gcm(g.s, &go);
+	if (err) {
+		cli_fail(g.s, err, "gcm");
+		goto out;
+	}
+	g.agg = ringside_gcm_agg_new();
+	if (!g.agg || ringside_resolver_new(&ro, &g.resolver)) {
+		cli_err("out of memory");
+		goto out;
+	}
+	err = ringside_session_attach(g.s);
+	if (err) {
+		cli_fail(g.s, err, "cannot attach");
+		goto out;
+	}
+	warn_seccomp_target(g.o.pid);
+	announce(&g);
+	start_s = mono_s();
+	loop = (struct cli_loop){ g.s, &g.o, tick, final_summary, &g };
+	ret = cli_run(&loop);
+out:
+	ringside_resolver_free(g.resolver);
+	ringside_gcm_agg_free(g.agg);
+	ringside_session_close(g.s);
+	return ret;
+}
