@@ -195,8 +195,11 @@ int BPF_KRETPROBE(gcm_handle_init_ret, long rc)
 		if (c->m.active) {
 			struct gcm_msg *m = msg_of(ctx, handle);
 
-			if (m)
+			if (m) {
 				msg_begin(ctx, m);
+				/* [sp] is no return address any more; the entry saw it. */
+				m->caller = c->m.caller;
+			}
 		}
 	}
 	bpf_map_delete_elem(&gcm_calls, &tid);
@@ -351,6 +354,7 @@ static __always_inline int gnutls_init_enter(struct pt_regs *ctx, void *hdp, int
 	if (!m.key_bits)
 		return 0;
 	m.active = has_iv;
+	m.caller = return_address(ctx);
 	call_park(ctx, &m, 0, (__u64)hdp, RS_GCM_LIB_GNUTLS, GCM_CALL_INIT);
 	return 0;
 }

@@ -9,9 +9,12 @@
  * how many, and SSL's message callback counts them here. Their payload
  * sizes are the record layer's and are printed as 0.
  *
- * Usage: gcm_workload [--wait] [--rounds N] [--only openssl|gnutls|gcrypt|tls]
+ * Usage: gcm_workload [--wait] [--hold] [--exec-after] [--rounds N] [--only LIST]
  *        gcm_workload --seal-loop SIZE SECONDS   (benchmark: prints ops/s)
  *   --wait: print "ready PID" and wait for SIGUSR1 before starting.
+ *   --hold: after the schedule, stay alive until SIGUSR1 (so callers resolve).
+ *   --exec-after: exec /bin/sleep 5 instead of running the schedule.
+ *   --only: comma-separated subset of openssl,tls,gnutls,gcrypt.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -439,15 +442,39 @@ static void on_usr1(int sig)
 	go = 1;
 }
 
+static void wait_usr1(void)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	while (!go)
+		sigsuspend(&none);
+	go = 0;
+}
+
+static bool selected(const char *only, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = only; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return !only;
+}
+
 int main(int argc, char **argv)
 {
 	struct schedule s = { .rounds = 2 };
 	const char *only = NULL;
-	bool wait = false;
+	bool wait = false, hold = false, exec_after = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--wait"))
 			wait = true;
+		else if (!strcmp(argv[i], "--hold"))
+			hold = true;
+		else if (!strcmp(argv[i], "--exec-after"))
+			exec_after = true;
 		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
 			s.rounds = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
@@ -455,7 +482,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--seal-loop") && i + 2 < argc)
 			return seal_loop(strtoul(argv[i + 1], NULL, 0), atof(argv[i + 2]));
 		else {
-			fprintf(stderr, "usage: gcm_workload [--wait] [--rounds N] [--only LIB] | "
+			fprintf(stderr, "usage: gcm_workload [--wait] [--hold] [--exec-after] [--rounds N] "
+					"[--only LIST] | "
 					"--seal-loop SIZE SECONDS\n");
 			return 2;
 		}
@@ -463,27 +491,37 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(key); i++)
 		key[i] = (unsigned char)i;
 	memset(msg, 'm', sizeof(msg));
-	if (wait) {
-		sigset_t usr1, none;
+	{
+		sigset_t usr1;
 
+		/* Blocked until sigsuspend(): a signal sent early is not lost. */
 		sigemptyset(&usr1);
 		sigaddset(&usr1, SIGUSR1);
 		sigprocmask(SIG_BLOCK, &usr1, NULL);
 		signal(SIGUSR1, on_usr1);
+	}
+	if (wait) {
 		printf("ready %d\n", (int)getpid());
 		fflush(stdout);
-		sigemptyset(&none);
-		while (!go)
-			sigsuspend(&none);
+		wait_usr1();
 	}
-	if (!only || !strcmp(only, "openssl"))
+	if (exec_after) {
+		execl("/bin/sleep", "sleep", "5", (char *)NULL);
+		die("exec");
+	}
+	if (selected(only, "openssl"))
 		run_openssl(&s);
-	if (!only || !strcmp(only, "tls"))
+	if (selected(only, "tls"))
 		run_tls(&s);
-	if (!only || !strcmp(only, "gnutls"))
+	if (selected(only, "gnutls"))
 		run_gnutls(&s);
-	if (!only || !strcmp(only, "gcrypt"))
+	if (selected(only, "gcrypt"))
 		run_gcrypt(&s);
 	print_expect(&s);
+	fflush(stdout);
+	if (hold) {
+		alarm(60);
+		wait_usr1();
+	}
 	return 0;
 }

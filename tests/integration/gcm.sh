@@ -1,0 +1,134 @@
+#!/bin/bash
+# `ringside gcm` against the real libcrypto, libgnutls and libgcrypt.
+. "$(dirname "$0")/../lib.sh"
+need_root gcm || exit 0
+
+tmp=$(mktemp -d)
+wl_pid=
+cleanup() {
+	[ -n "$wl_pid" ] && kill "$wl_pid" 2>/dev/null
+	pkill -f "$tmp/marker" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+links_before=$(bpf_links)
+
+wait_for() {	# file pattern: up to 10 s
+	for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
+	return 1
+}
+
+# run_traced NAME WORKLOAD_ARGS -- RINGSIDE_ARGS: workload waits for ringside, then
+# runs its schedule and holds (so callers resolve) until released.
+run_traced() {
+	local name=$1; shift
+	local wargs=() rargs=()
+	while [ "$1" != -- ]; do wargs+=("$1"); shift; done
+	shift
+	rargs=("$@")
+	"$RS_PROGS/gcm_workload" --wait --hold "${wargs[@]}" >"$tmp/$name.expect" &
+	wl_pid=$!
+	wait_for "$tmp/$name.expect" '^ready' || { fail "$name" "workload did not start"; return 1; }
+	rargs=("${rargs[@]//@PID@/$wl_pid}")
+	"$RINGSIDE" gcm --json --events "${rargs[@]}" >"$tmp/$name.json" 2>"$tmp/$name.err" &
+	local rs=$!
+	if ! wait_for "$tmp/$name.err" 'tracing AES-GCM'; then
+		fail "$name" "ringside did not start: $(head -3 "$tmp/$name.err")"
+		kill "$rs" "$wl_pid"; return 1
+	fi
+	kill -USR1 "$wl_pid"
+	wait_for "$tmp/$name.expect" '^expect' || { fail "$name" "workload did not finish"; return 1; }
+	sleep 0.3
+	kill -USR1 "$wl_pid"
+	wait "$wl_pid"; wl_pid=
+	# With -p ringside stops by itself when the target exits; else stop it.
+	for _ in $(seq 40); do kill -0 "$rs" 2>/dev/null || break; sleep 0.05; done
+	kill -INT "$rs" 2>/dev/null
+	wait "$rs"
+	echo $? >"$tmp/$name.rc"
+}
+
+# 1. -p PID: EVP streaming + EVP_Cipher, GnuTLS (AEAD and cipher API), libgcrypt.
+run_traced pid --only openssl,gnutls,gcrypt -- -p @PID@
+pid=$(awk '/^ready/{print $2}' "$tmp/pid.expect")
+[ "$(cat "$tmp/pid.rc")" = 0 ] && pass gcm_pid_mode_exit || fail gcm_pid_mode_exit "rc $(cat "$tmp/pid.rc"): $(tail -2 "$tmp/pid.err")"
+grep -q "target PID $pid exited" "$tmp/pid.err" && pass gcm_pid_exit_noticed ||
+	fail gcm_pid_exit_noticed "$(tail -2 "$tmp/pid.err")"
+grep -q 'return probes: uretprobe syscall' "$tmp/pid.err" && pass gcm_reports_uretprobe_mechanism ||
+	fail gcm_reports_uretprobe_mechanism "$(head -2 "$tmp/pid.err")"
+python3 tests/integration/gcm_check.py "$tmp/pid.expect" "$tmp/pid.json" "$pid" | sed 's/^\(PASS\|FAIL\) gcm_/\1 gcm_pid_/'
+
+# 2. TLS 1.3 through libssl: record counts and AAD from the record layer.
+run_traced tls --only tls -- -p @PID@
+pid=$(awk '/^ready/{print $2}' "$tmp/tls.expect")
+python3 tests/integration/gcm_check.py "$tmp/tls.expect" "$tmp/tls.json" "$pid" | sed 's/^\(PASS\|FAIL\) gcm_/\1 gcm_tls_/'
+
+# 3. System-wide (the system's libraries, every process), narrowed by --comm.
+run_traced sys -- --comm gcm_workload
+pid=$(awk '/^ready/{print $2}' "$tmp/sys.expect")
+python3 tests/integration/gcm_check.py "$tmp/sys.expect" "$tmp/sys.json" "$pid" | sed 's/^\(PASS\|FAIL\) gcm_/\1 gcm_sys_/'
+
+# 4. Summaries with histograms: the rows add up to the schedule.
+run_traced hist --only gcrypt -- -p @PID@ --hist --interval 60
+python3 - "$tmp/hist.json" "$tmp/hist.expect" <<'PY' && pass gcm_summary_hist || fail gcm_summary_hist "$(grep summary "$tmp/hist.json" | head -2)"
+import json, re, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+want = sum(int(m) for m in re.findall(r"ops=(\d+)", open(sys.argv[2]).read()))
+s = [r for r in rows if r["type"] == "gcm_summary"]
+assert s and sum(r["ops"] for r in s) == want, (want, s)
+for r in s:
+    sizes = {b["lo"] for b in r["size_hist"]}
+    # 16, 64, 1420 and 16384 bytes land in distinct log2 buckets.
+    assert {16, 64, 1024, 16384} <= sizes, sizes
+    assert r["lat_p50_ns"] > 0 and r["lat_p99_ns"] >= r["lat_p50_ns"], r
+PY
+
+# 5. Bad input: one clear line, non-zero exit, nothing attached.
+expect_error() {	# name, message regex, args...
+	local name=$1 msg=$2; shift 2
+	local out rc
+	out=$("$RINGSIDE" gcm "$@" -d 1 2>&1); rc=$?
+	if [ "$rc" != 0 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -qE "$msg" <<<"$out"; then
+		pass "$name"
+	else
+		fail "$name" "rc=$rc: $out"
+	fi
+}
+expect_error gcm_error_no_pid 'no such process' -p 999999
+expect_error gcm_error_not_elf 'not an ELF file' --lib /etc/passwd
+expect_error gcm_error_missing_file 'No such file' --lib "$tmp/nonexistent.so"
+expect_error gcm_error_no_gcm_symbols 'no AES-GCM entry points.*CRYPTO_gcm128_init' \
+	--lib /usr/lib/x86_64-linux-gnu/libz.so.1
+# A library with only part of OpenSSL's GCM layer: the missing symbols are named.
+printf 'void CRYPTO_gcm128_init(void){}\nvoid CRYPTO_gcm128_setiv(void){}\n' >"$tmp/partial.c"
+if cc -shared -fPIC -o "$tmp/libpartial.so" "$tmp/partial.c"; then
+	expect_error gcm_error_names_missing_symbols 'without the needed symbols: CRYPTO_gcm128_finish$' \
+		--lib "$tmp/libpartial.so"
+else
+	fail gcm_error_names_missing_symbols "cannot build the partial library"
+fi
+sleep 5 & sl=$!
+expect_error gcm_error_pid_without_crypto 'has no libcrypto, libgnutls or libgcrypt mapped' -p "$sl"
+kill "$sl"
+
+# The target exec's: ringside says so and fails.
+"$RS_PROGS/gcm_workload" --wait --exec-after >"$tmp/exec.out" & wl_pid=$!
+wait_for "$tmp/exec.out" '^ready'
+"$RINGSIDE" gcm -p "$wl_pid" >/dev/null 2>"$tmp/exec.err" & rs=$!
+wait_for "$tmp/exec.err" 'tracing AES-GCM'
+kill -USR1 "$wl_pid"
+for _ in $(seq 60); do kill -0 "$rs" 2>/dev/null || break; sleep 0.05; done
+kill -INT "$rs" 2>/dev/null; wait "$rs"; rc=$?
+kill "$wl_pid" 2>/dev/null; wait "$wl_pid" 2>/dev/null; wl_pid=
+[ "$rc" = 1 ] && grep -q "exec'd another program" "$tmp/exec.err" && pass gcm_exec_of_target ||
+	fail gcm_exec_of_target "rc=$rc: $(tail -2 "$tmp/exec.err")"
+
+# Ctrl-C on a system-wide trace: clean exit.
+"$RINGSIDE" gcm >/dev/null 2>"$tmp/int.err" & rs=$!
+wait_for "$tmp/int.err" 'tracing AES-GCM'
+kill -INT "$rs"; wait "$rs"; rc=$?
+[ "$rc" = 0 ] && pass gcm_sigint_clean || fail gcm_sigint_clean "rc=$rc: $(tail -2 "$tmp/int.err")"
+
+[ "$(bpf_links)" = "$links_before" ] && [ "$(our_bpf_progs)" = 0 ] && pass gcm_nothing_left_attached ||
+	fail gcm_nothing_left_attached "links $(bpf_links) (before $links_before), progs $(our_bpf_progs)"

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Compare `ringside gcm --json --events` records with gcm_workload's own tally.
+
+usage: gcm_check.py EXPECT_FILE RINGSIDE_JSON PID
+Prints PASS/FAIL lines. Workload lines "expect tls ..." are TLS 1.3 records,
+which libcrypto seals and opens: they add to the openssl rows, and only their
+count and AAD (5 bytes each) are known to the workload.
+"""
+import collections
+import json
+import sys
+
+expect_file, json_file, pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
+Row = lambda: {"ops": 0, "aad": 0, "payload": 0, "tagfail": 0}
+want = collections.defaultdict(Row)
+payload_known = collections.defaultdict(lambda: True)
+for line in open(expect_file):
+    f = line.split()
+    if not f or f[0] != "expect":
+        continue
+    lib, d, bits = f[1], f[2], int(f[3])
+    kv = dict(x.split("=") for x in f[4:])
+    if lib == "tls":
+        lib = "openssl"
+        payload_known[(lib, d, bits)] = False
+    r = want[(lib, d, bits)]
+    for k in r:
+        r[k] += int(kv[k])
+
+got = collections.defaultdict(Row)
+events, bad_latency, callers = 0, 0, collections.defaultdict(set)
+start = None
+for line in open(json_file):
+    o = json.loads(line)
+    if o["type"] == "gcm_start":
+        start = o
+    if o["type"] not in ("gcm_op", "gcm_tag_failure") or o["pid"] != pid:
+        continue
+    events += 1
+    r = got[(o["lib"], o["dir"], o["key_bits"])]
+    r["ops"] += 1
+    r["aad"] += o["aad_bytes"]
+    r["payload"] += o["payload_bytes"]
+    r["tagfail"] += o["result"] == "tag-fail"
+    bad_latency += o["latency_ns"] <= 0
+    callers[o["lib"]].add(o["caller"].split("+")[0])
+
+ok = True
+def check(name, cond, why):
+    global ok
+    print(("PASS %s" % name) if cond else ("FAIL %s: %s" % (name, why)))
+    ok = ok and cond
+
+check("gcm_start_record", start is not None and start["libs"], "no gcm_start record with libraries")
+check("gcm_saw_events", events > 0, "no records for PID %d" % pid)
+for key in sorted(set(want) | set(got)):
+    w, g = want.get(key, Row()), got.get(key, Row())
+    fields = ["ops", "aad", "tagfail"] + (["payload"] if payload_known[key] else [])
+    diff = {k: (w[k], g[k]) for k in fields if w[k] != g[k]}
+    check("gcm_%s_%s_%d" % key, not diff, "want vs got %s" % diff)
+# The application calls GnuTLS and libgcrypt directly: their callers are
+# symbols of the workload binary, resolved while it is alive.
+for lib in ("gnutls", "libgcrypt"):
+    if lib in callers:
+        check("gcm_caller_symbolized_" + lib, all(not c.startswith("0x") for c in callers[lib]),
+              "unresolved callers %s" % sorted(callers[lib]))
+check("gcm_latency_nonzero", bad_latency == 0, "%d records with zero latency" % bad_latency)
+sys.exit(0 if ok else 1)
