@@ -142,4 +142,24 @@ static __always_inline void *rs_reserve(__u32 size, __u16 type)
 	return hdr;
 }
 
+/*
+ * Submit a record; wake the reader only when enough has piled up, or at
+ * once for urgent records (rare and meant to be seen now).
+ */
+static __always_inline void rs_submit(void *rec, bool urgent)
+{
+	__u64 flags = 0;
+
+	/*
+	 * The default only wakes a reader that had caught up, which after
+	 * suppressed wakeups it has not: past the threshold, force it.
+	 */
+	if (urgent)
+		flags = BPF_RB_FORCE_WAKEUP;
+	else if (rs_filter.wakeup_bytes)
+		flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < rs_filter.wakeup_bytes ?
+			BPF_RB_NO_WAKEUP : BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(rec, flags);
+}
+
 #endif /* RINGSIDE_COMMON_BPF_H */

@@ -54,12 +54,22 @@ struct {
 	__type(value, struct gcm_msg);
 } gcm_handles SEC(".maps");
 
+/*
+ * Task-local: freed with the thread, and found through the task itself
+ * rather than by hashing the thread id on every probe hit.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u64);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct gcm_call);
 } gcm_calls SEC(".maps");
+
+static __always_inline struct gcm_call *call_slot(bool create)
+{
+	return bpf_task_storage_get(&gcm_calls, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
 
 /* Only valid where the probe sits before the prologue moves the stack. */
 static __always_inline __u64 return_address(struct pt_regs *ctx)
@@ -127,18 +137,20 @@ static __always_inline void handle_drop(void *ctx, __u64 handle)
 static __always_inline void call_park(void *ctx, const struct gcm_msg *m, __u64 handle,
 				      __u64 arg, __u8 lib, __u8 kind)
 {
-	__u64 tid = bpf_get_current_pid_tgid();
-	struct gcm_call c = {
-		.handle = handle,
-		.arg = arg,
-		.lib_id = (__u32)bpf_get_attach_cookie(ctx),
-		.lib = lib,
-		.kind = kind,
-	};
+	struct gcm_call *c = call_slot(true);
 
+	if (!c)
+		return;
+	c->handle = handle;
+	c->arg = arg;
+	c->lib_id = (__u32)bpf_get_attach_cookie(ctx);
+	c->depth = 0;
+	c->lib = lib;
+	c->kind = kind;
 	if (m)
-		c.m = *m;
-	bpf_map_update_elem(&gcm_calls, &tid, &c, BPF_ANY);
+		c->m = *m;
+	else
+		__builtin_memset(&c->m, 0, sizeof(c->m));
 }
 
 static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
@@ -174,7 +186,7 @@ static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 			ev->flags |= RS_GCM_F_STACK;
 		}
 	}
-	bpf_ringbuf_submit(ev, 0);
+	rs_submit(ev, result == RS_GCM_TAG_FAIL);
 }
 
 /* ---- shared return probes --------------------------------------------- */
@@ -183,8 +195,7 @@ static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 SEC("uretprobe")
 int BPF_KRETPROBE(gcm_handle_init_ret, long rc)
 {
-	__u64 tid = bpf_get_current_pid_tgid();
-	struct gcm_call *c = bpf_map_lookup_elem(&gcm_calls, &tid);
+	struct gcm_call *c = call_slot(false);
 	__u64 handle = 0;
 
 	if (!c || c->kind != GCM_CALL_INIT)
@@ -202,7 +213,7 @@ int BPF_KRETPROBE(gcm_handle_init_ret, long rc)
 			}
 		}
 	}
-	bpf_map_delete_elem(&gcm_calls, &tid);
+	c->kind = 0;
 	return 0;
 }
 
@@ -212,8 +223,7 @@ int BPF_KRETPROBE(gcm_handle_init_ret, long rc)
  */
 static __always_inline struct gcm_call *call_take(__u8 kind)
 {
-	__u64 tid = bpf_get_current_pid_tgid();
-	struct gcm_call *c = bpf_map_lookup_elem(&gcm_calls, &tid);
+	struct gcm_call *c = call_slot(false);
 
 	if (!c || c->kind != kind)
 		return NULL;
@@ -224,12 +234,11 @@ static __always_inline struct gcm_call *call_take(__u8 kind)
 	return c;
 }
 
+/* The slot stays with the thread for its next call; kind 0 marks it free. */
 static __always_inline void call_done(struct pt_regs *ctx, struct gcm_call *c, __u8 result, int rc)
 {
-	__u64 tid = bpf_get_current_pid_tgid();
-
 	emit(ctx, c, result, rc);
-	bpf_map_delete_elem(&gcm_calls, &tid);
+	c->kind = 0;
 }
 
 /* ---- OpenSSL 3: the CRYPTO_gcm128_* layer under EVP, providers and libssl */
@@ -381,7 +390,6 @@ int BPF_KPROBE(gcm_gnutls_deinit, void *hd)
 static __always_inline int oneshot_enter(struct pt_regs *ctx, __u64 hd, __u8 lib, __u8 dir,
 					 __u64 aad, __u64 payload)
 {
-	__u64 tid = bpf_get_current_pid_tgid();
 	struct gcm_msg *h = msg_of(ctx, hd);
 	struct gcm_call *c;
 	struct gcm_msg m = {};
@@ -389,7 +397,7 @@ static __always_inline int oneshot_enter(struct pt_regs *ctx, __u64 hd, __u8 lib
 	if (!h)
 		return 0;
 	/* An API entry point implemented through another: count the outer one. */
-	c = bpf_map_lookup_elem(&gcm_calls, &tid);
+	c = call_slot(false);
 	if (c && c->kind == GCM_CALL_ONESHOT && c->handle == hd) {
 		c->depth++;
 		return 0;

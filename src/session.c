@@ -147,6 +147,8 @@ int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_fi
 	int err;
 
 	*rodata_filter = c->s->filter;
+	/* Wake the reader per 1/8 of the ring; poll() drains the rest on timeout. */
+	rodata_filter->wakeup_bytes = (__u32)(c->s->opts.ringbuf_bytes / 8);
 	if (!rb)
 		return rs_fail(c->s, -ENOENT, "%s: BPF object has no events map", c->ops->name);
 	err = bpf_map__set_max_entries(rb, c->s->opts.ringbuf_bytes);
@@ -316,6 +318,9 @@ int ringside_session_poll(struct ringside_session *s, int timeout_ms)
 		return rs_fail(s, -ENOTCONN, "session is not attached");
 	s->cb_err = 0;
 	err = ring_buffer__poll(s->rb, timeout_ms);
+	/* Records below the wakeup threshold raise no epoll event: drain them. */
+	if (err == 0 && !s->cb_err)
+		err = ring_buffer__consume(s->rb);
 	if (s->cb_err)
 		return s->cb_err;
 	if (err < 0 && err != -EINTR)

@@ -96,6 +96,12 @@ struct rs_filter_cfg {
 	__u32 cgroup_level;	/* depth of the target cgroup below its hierarchy root */
 	__u32 comm_set;		/* nonzero: comm must equal comm[] */
 	char comm[RS_COMM_LEN];
+	/*
+	 * Not a filter, but set the same way: wake the reader only once this
+	 * many bytes wait in the ring (0: on every record). Batching wakeups
+	 * keeps a busy probe from paying for a reader wakeup per record.
+	 */
+	__u32 wakeup_bytes;
 };
 
 #endif /* RINGSIDE_EVENTS_H */

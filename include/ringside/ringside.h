@@ -84,9 +84,18 @@ int ringside_session_open(const struct ringside_session_opts *opts,
 			  struct ringside_session **out);
 /* Load and attach every enabled collector. On failure nothing stays attached. */
 int ringside_session_attach(struct ringside_session *s);
-/* Consume ready records; waits up to timeout_ms (-1: forever). Returns count. */
+/*
+ * Consume ready records; waits up to timeout_ms (-1: forever). Returns count.
+ * Busy probes wake the reader in batches (each 1/8 of the ring) and urgent
+ * records (e.g. GCM tag failures) at once, so call this with a finite
+ * timeout (100 ms is typical): the timeout is what bounds the delivery
+ * delay of a trickle of records.
+ */
 int ringside_session_poll(struct ringside_session *s, int timeout_ms);
-/* An fd that becomes readable when records are ready (for epoll loops). */
+/*
+ * An fd that becomes readable when records are ready (for epoll loops).
+ * Wakeups are batched as described above: also poll on a timer.
+ */
 int ringside_session_epoll_fd(const struct ringside_session *s);
 /* Detach and unload all collectors; the session can be closed or re-attached. */
 void ringside_session_detach(struct ringside_session *s);
