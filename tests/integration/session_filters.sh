@@ -1,0 +1,99 @@
+#!/bin/bash
+# The session core through a real collector (gcm): BPF-side filters by
+# cgroup, thread and comm, and drop accounting when the ring buffer overflows.
+. "$(dirname "$0")/../lib.sh"
+need_root session_filters || exit 0
+
+tmp=$(mktemp -d)
+cg=
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	# Move anything left back to our own cgroup, then remove the scratch child.
+	if [ -n "$cg" ] && [ -d "$cg" ]; then
+		while read -r p; do echo "$p" >"$cg/../cgroup.procs" 2>/dev/null; done <"$cg/cgroup.procs"
+		rmdir "$cg"
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+wait_for() { for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
+
+start_workload() {	# name: a held workload waiting for SIGUSR1; prints its PID
+	"$RS_PROGS/gcm_workload" --wait --hold --only gcrypt >"$tmp/$1.wl" &
+	pids+=($!)
+	wait_for "$tmp/$1.wl" '^ready'
+	echo $!
+}
+run_workload() {	# pid name: run the schedule and wait for its tally
+	kill -USR1 "$1"
+	wait_for "$tmp/$2.wl" '^expect'
+}
+count_events() {	# json file, pid
+	python3 -c 'import json,sys
+print(sum(1 for l in open(sys.argv[1]) if (o:=json.loads(l))["type"] in ("gcm_op","gcm_tag_failure") and o["pid"]==int(sys.argv[2])))' "$1" "$2"
+}
+
+# --cgroup: a scratch child of our own memory cgroup (v1 here; v2 paths work alike).
+own=$(awk -F: '$2 == "memory" {print $3}' /proc/self/cgroup)
+mem_root=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ {print $2; exit}' /proc/mounts)
+[ -z "$mem_root" ] && own=$(awk -F: '$1 == "0" {print $3}' /proc/self/cgroup) &&
+	mem_root=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+cg="$mem_root$own/ringside-filter-$$"
+if mkdir "$cg"; then
+	inside=$(start_workload inside)
+	outside=$(start_workload outside)
+	echo "$inside" >"$cg/cgroup.procs"
+	"$RINGSIDE" gcm --json --events --cgroup "$cg" >"$tmp/cg.json" 2>"$tmp/cg.err" &
+	rs=$!
+	wait_for "$tmp/cg.err" 'tracing AES-GCM'
+	run_workload "$inside" inside
+	run_workload "$outside" outside
+	sleep 0.3
+	kill -INT "$rs"; wait "$rs"
+	n_in=$(count_events "$tmp/cg.json" "$inside") n_out=$(count_events "$tmp/cg.json" "$outside")
+	[ "$n_in" = 33 ] && [ "$n_out" = 0 ] && pass filter_cgroup_subtree ||
+		fail filter_cgroup_subtree "inside $n_in (want 33), outside $n_out (want 0): $(tail -1 "$tmp/cg.err")"
+else
+	fail filter_cgroup_subtree "cannot create a scratch cgroup under $mem_root$own"
+	cg=
+fi
+
+# --tid: only that thread; a tid that matches nothing sees nothing.
+a=$(start_workload tid_a)
+"$RINGSIDE" gcm --json --events --tid "$a" >"$tmp/tid.json" 2>"$tmp/tid.err" &
+rs=$!
+wait_for "$tmp/tid.err" 'tracing AES-GCM'
+run_workload "$a" tid_a
+sleep 0.3
+kill -INT "$rs"; wait "$rs"
+[ "$(count_events "$tmp/tid.json" "$a")" = 33 ] && pass filter_tid || fail filter_tid "$(count_events "$tmp/tid.json" "$a") events"
+
+# --comm: a different name sees nothing.
+b=$(start_workload comm_b)
+"$RINGSIDE" gcm --json --events --comm nosuchcomm >"$tmp/comm.json" 2>"$tmp/comm.err" &
+rs=$!
+wait_for "$tmp/comm.err" 'tracing AES-GCM'
+run_workload "$b" comm_b
+sleep 0.3
+kill -INT "$rs"; wait "$rs"
+[ "$(count_events "$tmp/comm.json" "$b")" = 0 ] && pass filter_comm_excludes || fail filter_comm_excludes "events seen"
+
+# Drops: a one-page ring under a seal loop overflows; the summary says so.
+"$RINGSIDE" gcm --json --comm gcm_workload --ringbuf-size 4096 >"$tmp/lost.json" 2>"$tmp/lost.err" &
+rs=$!
+wait_for "$tmp/lost.err" 'tracing AES-GCM'
+"$RS_PROGS/gcm_workload" --seal-loop 16 1 >/dev/null
+kill -INT "$rs"; wait "$rs"; rc=$?
+grep -qE '^ringside: [0-9]+ events lost — raise --ringbuf-size$' "$tmp/lost.err" &&
+	grep -q '"type":"lost"' "$tmp/lost.json" && [ "$rc" = 0 ] && pass drops_reported ||
+	fail drops_reported "rc=$rc: $(tail -1 "$tmp/lost.err")"
+python3 - "$tmp/lost.json" <<'PY' && pass drops_and_summary_both_counted || fail drops_and_summary_both_counted "see $tmp/lost.json"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+seen = sum(r["ops"] for r in rows if r["type"] == "gcm_summary")
+lost = sum(r["events"] for r in rows if r["type"] == "lost")
+assert seen > 0 and lost > 0, (seen, lost)
+PY
+[ "$(our_bpf_progs)" = 0 ] && pass filters_nothing_left || fail filters_nothing_left "$(our_bpf_progs) programs"
