@@ -87,6 +87,69 @@ struct rs_gcm_event {
 	__u64 stack[];		/* nr_stack entries when RS_GCM_F_STACK */
 };
 
+/* ---- RS_EV_BTRFS_BG ---------------------------------------------------- */
+
+enum rs_btrfs_kind {
+	RS_BTRFS_ADD_RECLAIM = 1,	/* block group queued for reclaim */
+	RS_BTRFS_RECLAIM = 2,		/* reclaim worker starts relocating it */
+	RS_BTRFS_ADD_UNUSED = 3,	/* queued for deletion: nothing used */
+	RS_BTRFS_SKIP_UNUSED = 4,	/* unused cleanup passed over it */
+	RS_BTRFS_REMOVE = 5,		/* block group deleted (after relocation or cleanup) */
+	RS_BTRFS_CHUNK_ALLOC = 6,
+	RS_BTRFS_CHUNK_FREE = 7,
+	RS_BTRFS_RELOC_DONE = 8,	/* btrfs_relocate_block_group returned (fexit) */
+	RS_BTRFS_KIND_MAX
+};
+
+/* What the kernel was doing, told from the kernel stack of the event. */
+enum rs_btrfs_trigger {
+	RS_BTRFS_TRIG_UNKNOWN = 0,
+	RS_BTRFS_TRIG_THRESHOLD = 1,	/* a free crossed the reclaim threshold */
+	RS_BTRFS_TRIG_PERIODIC = 2,	/* a periodic reclaim sweep */
+	RS_BTRFS_TRIG_AUTO_RECLAIM = 3,	/* the reclaim worker */
+	RS_BTRFS_TRIG_BALANCE = 4,	/* btrfs balance */
+	RS_BTRFS_TRIG_UNUSED = 5,	/* unused block-group cleanup */
+	RS_BTRFS_TRIG_ALLOC = 6,	/* allocation needed a new chunk */
+	RS_BTRFS_TRIG_MAX
+};
+
+/* The space_info of the block group and the fs-wide inputs of the threshold. */
+struct rs_btrfs_space {
+	__u64 total_bytes;
+	__u64 bytes_used;
+	__u64 bytes_reserved;
+	__u64 bytes_pinned;
+	__u64 bytes_readonly;
+	__u64 bytes_zone_unusable;
+	__u64 data_chunk_size;	/* the data space_info's chunk_size */
+	__u64 free_chunk_space;	/* unallocated bytes on all devices */
+	__u64 total_rw_bytes;
+	__u64 zone_size;	/* 0: not zoned */
+	__s32 bg_reclaim_threshold;
+	__u8 dynamic_reclaim;	/* 0/1; 0 on kernels without it */
+	__u8 periodic_reclaim;
+	__u8 has_dynamic;	/* the kernel knows dynamic_reclaim */
+	__u8 pad;
+};
+
+#define RS_BTRFS_MAX_KSTACK 16
+
+struct rs_btrfs_event {
+	struct rs_event_hdr hdr;
+	__u8 fsid[16];
+	__u16 kind;		/* enum rs_btrfs_kind */
+	__u16 trigger;		/* enum rs_btrfs_trigger; filled by the library */
+	__u32 nr_kstack;
+	__u64 bytenr;		/* block group (or chunk) start */
+	__u64 len;
+	__u64 used;		/* bytes used in the block group */
+	__u64 flags;		/* BTRFS_BLOCK_GROUP_* type and profile */
+	__s64 ret;		/* RS_BTRFS_RELOC_DONE: return value */
+	__u64 duration_ns;	/* RS_BTRFS_RELOC_DONE: time in btrfs_relocate_block_group */
+	struct rs_btrfs_space space;	/* block-group events only */
+	__u64 kstack[RS_BTRFS_MAX_KSTACK];
+};
+
 /* Filter configuration written to every BPF object's .rodata by user space. */
 struct rs_filter_cfg {
 	__u32 tgid;		/* 0: any process */

@@ -237,6 +237,20 @@ int cli_run(struct cli_loop *l)
 		}
 		if (err < 0)
 			break;
+		if (l->check) {
+			int c = l->check(l->ctx);
+
+			if (c < 0) {
+				/* check() said why: summarize, detach, exit 1. */
+				ringside_session_poll(l->s, 0);
+				if (l->summary)
+					l->summary(l->ctx);
+				ringside_session_detach(l->s);
+				return 1;
+			}
+			if (c > 0)
+				break;
+		}
 	}
 	/* Records already in the ring belong to this trace. */
 	if (err >= 0)

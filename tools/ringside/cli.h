@@ -82,6 +82,8 @@ struct cli_loop {
 	const struct cli_opts *o;
 	void (*tick)(void *ctx, double elapsed);
 	void (*summary)(void *ctx);
+	/* Optional, between polls: 0 go on, 1 stop (done), <0 stop with an error printed. */
+	int (*check)(void *ctx);
 	void *ctx;
 };
 int cli_run(struct cli_loop *loop);
@@ -94,6 +96,7 @@ void cli_perms(uint32_t flags, char out[5]);
 /* Subcommands. */
 int cmd_features(int argc, char **argv);
 int cmd_gcm(int argc, char **argv);
+int cmd_btrfs(int argc, char **argv);
 int cmd_maps(int argc, char **argv);
 int cmd_sym(int argc, char **argv);
 

@@ -370,7 +370,7 @@ int cmd_gcm(int argc, char **argv)
 	warn_seccomp_target(g.o.pid);
 	announce(&g);
 	start_s = mono_s();
-	loop = (struct cli_loop){ g.s, &g.o, tick, final_summary, &g };
+	loop = (struct cli_loop){ .s = g.s, .o = &g.o, .tick = tick, .summary = final_summary, .ctx = &g };
 	ret = cli_run(&loop);
 out:
 	ringside_resolver_free(g.resolver);

@@ -10,6 +10,7 @@ static const char main_usage[] =
 	"Commands:\n"
 	"  features   probe what the running kernel supports\n"
 	"  gcm        trace AES-GCM in OpenSSL, GnuTLS and libgcrypt (uprobes)\n"
+	"  btrfs      trace btrfs block-group reclaim and relocation; show thresholds\n"
 	"  maps       dump a process's mappings (PROCMAP_QUERY) with build IDs\n"
 	"  sym        symbolize addresses of a process\n"
 	"\n"
@@ -26,6 +27,7 @@ int main(int argc, char **argv)
 	static const struct command commands[] = {
 		{ "features", cmd_features },
 		{ "gcm", cmd_gcm },
+		{ "btrfs", cmd_btrfs },
 		{ "maps", cmd_maps },
 		{ "sym", cmd_sym },
 	};

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The btrfs collector: tracepoints, optional fexit timing, trigger from stacks. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "session_int.h"
+#include "ringside/btrfs.h"
+#include "btrfs.skel.h"
+
+/* A kernel text symbol: its start, and the trigger it stands for (0: none). */
+struct ksym {
+	uint64_t addr;
+	uint8_t trigger;
+};
+
+/* A block group between queue-reclaim (or relocate) and its removal. */
+struct bg_track {
+	uint8_t fsid[16];
+	uint64_t bytenr;
+	uint64_t queued_ns, relocate_ns, used;
+};
+
+#define MAX_TRACKED 4096
+
+struct rs_btrfs {
+	struct btrfs_bpf *skel;
+	struct bg_track *tracked;
+	size_t nr_tracked;
+	uint8_t fsid[16];
+	bool want_fsid;
+	bool reloc_timing;
+	struct ksym *ksyms;
+	size_t nr_ksyms;
+};
+
+/*
+ * Functions on the kernel stack that say why a block group moved, in order
+ * of priority: a sweep or balance explains everything below it.
+ */
+static const struct {
+	const char *name;
+	uint8_t trigger;
+} trigger_funcs[] = {
+	{ "btrfs_reclaim_sweep", RS_BTRFS_TRIG_PERIODIC },
+	{ "btrfs_balance", RS_BTRFS_TRIG_BALANCE },
+	{ "btrfs_reclaim_bgs_work", RS_BTRFS_TRIG_AUTO_RECLAIM },
+	{ "btrfs_delete_unused_bgs", RS_BTRFS_TRIG_UNUSED },
+	{ "btrfs_update_block_group", RS_BTRFS_TRIG_THRESHOLD },
+	{ "btrfs_chunk_alloc", RS_BTRFS_TRIG_ALLOC },
+};
+#define NR_TRIGGER_FUNCS (sizeof(trigger_funcs) / sizeof(trigger_funcs[0]))
+
+static int trigger_rank(uint8_t trigger)
+{
+	for (size_t i = 0; i < NR_TRIGGER_FUNCS; i++)
+		if (trigger_funcs[i].trigger == trigger)
+			return (int)i;
+	return (int)NR_TRIGGER_FUNCS;
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Every text symbol's start (to bound functions), tagged where it names a trigger. */
+static int load_ksyms(struct rs_btrfs *b)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	size_t cap = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		char type, name[256];
+
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr ||
+		    (type != 't' && type != 'T'))
+			continue;
+		if (b->nr_ksyms == cap) {
+			struct ksym *n;
+
+			cap = cap ? cap * 2 : 65536;
+			n = realloc(b->ksyms, cap * sizeof(*n));
+			if (!n) {
+				fclose(f);
+				return -ENOMEM;
+			}
+			b->ksyms = n;
+		}
+		b->ksyms[b->nr_ksyms] = (struct ksym){ addr, 0 };
+		for (size_t i = 0; i < NR_TRIGGER_FUNCS; i++)
+			if (!strcmp(name, trigger_funcs[i].name))
+				b->ksyms[b->nr_ksyms].trigger = trigger_funcs[i].trigger;
+		b->nr_ksyms++;
+	}
+	fclose(f);
+	qsort(b->ksyms, b->nr_ksyms, sizeof(*b->ksyms), cmp_ksym);
+	return 0;
+}
+
+static uint8_t frame_trigger(const struct rs_btrfs *b, uint64_t ip)
+{
+	size_t lo = 0, hi = b->nr_ksyms;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (b->ksyms[mid].addr <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? b->ksyms[lo - 1].trigger : 0;
+}
+
+/* ---- loading: tp_btf + fexit, then tp_btf, then raw_tp ------------------ */
+
+enum variant { WITH_FEXIT, TP_BTF, RAW_TP };
+
+static bool wanted(const char *name, enum variant v)
+{
+	if (!strncmp(name, "btrfs_reloc_", 12))
+		return v == WITH_FEXIT;
+	if (!strncmp(name, "btrfs_btf_", 10))
+		return v != RAW_TP;
+	return v == RAW_TP;
+}
+
+static int load_variant(struct rs_collector *c, enum variant v)
+{
+	struct rs_btrfs *b = c->priv;
+	struct bpf_program *p;
+	int err;
+
+	b->skel = btrfs_bpf__open();
+	if (!b->skel)
+		return -errno;
+	c->obj = b->skel->obj;
+	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&b->skel->rodata->rs_filter);
+	if (err)
+		return err;
+	if (b->want_fsid)
+		memcpy((void *)b->skel->rodata->want_fsid, b->fsid, 16);
+	bpf_object__for_each_program(p, b->skel->obj)
+		bpf_program__set_autoload(p, wanted(bpf_program__name(p), v));
+	return btrfs_bpf__load(b->skel);
+}
+
+static int btrfs_load(struct rs_collector *c)
+{
+	static const char *const what[] = { "tracepoints + fexit relocation timing",
+					    "BTF tracepoints", "raw tracepoints" };
+	struct rs_btrfs *b = c->priv;
+	int err = 0, first_err = 0;
+
+	for (enum variant v = WITH_FEXIT; v <= RAW_TP; v++) {
+		err = load_variant(c, v);
+		if (!err) {
+			b->reloc_timing = v == WITH_FEXIT;
+			rs_note(c->s, "btrfs: using %s", what[v]);
+			if (v != WITH_FEXIT)
+				rs_note(c->s, "btrfs: fexit on btrfs_relocate_block_group refused "
+					"(%s%s): relocation times come from the tracepoints",
+					strerror(-first_err), first_err == -EPERM && !geteuid() ?
+					" although root: ftrace locked or lockdown" : "");
+			return 0;
+		}
+		if (!first_err)
+			first_err = err;
+		btrfs_bpf__destroy(b->skel);
+		b->skel = NULL;
+		c->obj = NULL;
+	}
+	if (err == -ENOENT || err == -ESRCH)
+		return rs_fail(c->s, -RINGSIDE_ERR_KERNEL, "btrfs: the kernel has no btrfs tracepoints "
+			       "(btrfs not built in and its module not loaded?)");
+	return rs_load_failed(c, err);
+}
+
+static int btrfs_attach(struct rs_collector *c)
+{
+	struct rs_btrfs *b = c->priv;
+	struct bpf_program *p;
+	int err;
+
+	bpf_object__for_each_program(p, b->skel->obj) {
+		struct bpf_link *link;
+
+		if (!bpf_program__autoload(p))
+			continue;
+		link = bpf_program__attach(p);
+		if (!link) {
+			err = -errno;
+			return rs_fail(c->s, err, "btrfs: cannot attach %s: %s", bpf_program__name(p),
+				       ringside_strerror(err));
+		}
+		err = rs_collector_keep_link(c, link);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void btrfs_destroy(struct rs_collector *c)
+{
+	struct rs_btrfs *b = c->priv;
+
+	btrfs_bpf__destroy(b->skel);
+	b->skel = NULL;
+}
+
+static void btrfs_release(struct rs_collector *c)
+{
+	struct rs_btrfs *b = c->priv;
+
+	free(b->ksyms);
+	free(b->tracked);
+	free(b);
+}
+
+static const struct rs_collector_ops btrfs_ops = {
+	.name = "btrfs",
+	.load = btrfs_load,
+	.attach = btrfs_attach,
+	.destroy = btrfs_destroy,
+	.release = btrfs_release,
+};
+
+int ringside_session_enable_btrfs(struct ringside_session *s, const struct ringside_btrfs_opts *opts)
+{
+	struct rs_btrfs *b = calloc(1, sizeof(*b));
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	if (opts && opts->fs) {
+		struct ringside_btrfs_fs fs;
+
+		err = ringside_btrfs_fs_of_path(opts->fs, &fs);
+		if (err) {
+			free(b);
+			if (err == -RINGSIDE_ERR_NOTBTRFS)
+				return rs_fail(s, err, "%s is not on a btrfs filesystem", opts->fs);
+			return rs_fail(s, err, "%s: %s", opts->fs, ringside_strerror(err));
+		}
+		memcpy(b->fsid, fs.fsid, 16);
+		b->want_fsid = true;
+	}
+	err = load_ksyms(b);
+	if (err) {
+		free(b);
+		return rs_fail(s, err, "cannot read /proc/kallsyms: %s", ringside_strerror(err));
+	}
+	err = rs_session_add(s, &btrfs_ops, b);
+	if (err) {
+		free(b->ksyms);
+		free(b);
+	}
+	return err;
+}
+
+static struct rs_btrfs *btrfs_of(const struct ringside_session *s)
+{
+	for (const struct rs_collector *c = s ? s->collectors : NULL; c; c = c->next)
+		if (c->ops == &btrfs_ops)
+			return c->priv;
+	return NULL;
+}
+
+bool ringside_btrfs_has_reloc_timing(const struct ringside_session *s)
+{
+	const struct rs_btrfs *b = btrfs_of(s);
+
+	return b && b->reloc_timing;
+}
+
+unsigned int ringside_btrfs_trigger(const struct ringside_session *s, const struct rs_btrfs_event *ev)
+{
+	const struct rs_btrfs *b = btrfs_of(s);
+	uint8_t best = RS_BTRFS_TRIG_UNKNOWN;
+	unsigned int n = ev->nr_kstack < RS_BTRFS_MAX_KSTACK ? ev->nr_kstack : RS_BTRFS_MAX_KSTACK;
+
+	if (!b)
+		return best;
+	for (unsigned int i = 0; i < n; i++) {
+		uint8_t t = frame_trigger(b, ev->kstack[i]);
+
+		if (t && (best == RS_BTRFS_TRIG_UNKNOWN || trigger_rank(t) < trigger_rank(best)))
+			best = t;
+	}
+	return best;
+}
+
+static struct bg_track *track_find(struct rs_btrfs *b, const struct rs_btrfs_event *ev, bool add)
+{
+	for (size_t i = 0; i < b->nr_tracked; i++)
+		if (b->tracked[i].bytenr == ev->bytenr && !memcmp(b->tracked[i].fsid, ev->fsid, 16))
+			return &b->tracked[i];
+	if (!add)
+		return NULL;
+	if (!b->tracked) {
+		b->tracked = calloc(MAX_TRACKED, sizeof(*b->tracked));
+		if (!b->tracked)
+			return NULL;
+	}
+	/* Bounded: forget the oldest when a filesystem queues more than we keep. */
+	if (b->nr_tracked == MAX_TRACKED) {
+		memmove(b->tracked, b->tracked + 1, (MAX_TRACKED - 1) * sizeof(*b->tracked));
+		b->nr_tracked--;
+	}
+	b->tracked[b->nr_tracked] = (struct bg_track){ .bytenr = ev->bytenr };
+	memcpy(b->tracked[b->nr_tracked].fsid, ev->fsid, 16);
+	return &b->tracked[b->nr_tracked++];
+}
+
+int ringside_btrfs_track(struct ringside_session *s, const struct rs_btrfs_event *ev,
+			 struct ringside_btrfs_timing *out)
+{
+	struct rs_btrfs *b = btrfs_of(s);
+	struct bg_track *t;
+
+	memset(out, 0, sizeof(*out));
+	if (!b || ev->hdr.type != RS_EV_BTRFS_BG)
+		return 0;
+	switch (ev->kind) {
+	case RS_BTRFS_ADD_RECLAIM:
+		t = track_find(b, ev, true);
+		if (t && !t->queued_ns)
+			t->queued_ns = ev->hdr.ts_ns;
+		return 0;
+	case RS_BTRFS_RECLAIM:
+		t = track_find(b, ev, true);
+		if (t) {
+			t->relocate_ns = ev->hdr.ts_ns;
+			t->used = ev->used;
+		}
+		return 0;
+	case RS_BTRFS_REMOVE:
+		t = track_find(b, ev, false);
+		if (!t)
+			return 0;
+		if (t->queued_ns && t->relocate_ns)
+			out->queued_to_relocate_ns = t->relocate_ns - t->queued_ns;
+		if (t->relocate_ns)
+			out->relocate_to_removed_ns = ev->hdr.ts_ns - t->relocate_ns;
+		if (t->queued_ns)
+			out->queued_to_removed_ns = ev->hdr.ts_ns - t->queued_ns;
+		out->used_bytes = t->used;
+		*t = b->tracked[--b->nr_tracked];
+		return 1;
+	case RS_BTRFS_RELOC_DONE:
+		out->relocate_to_removed_ns = ev->duration_ns;
+		return 1;
+	}
+	return 0;
+}
+
+const char *ringside_btrfs_kind_name(unsigned int kind)
+{
+	static const char *const names[RS_BTRFS_KIND_MAX] = {
+		[RS_BTRFS_ADD_RECLAIM] = "queue-reclaim",
+		[RS_BTRFS_RECLAIM] = "relocate",
+		[RS_BTRFS_ADD_UNUSED] = "queue-unused",
+		[RS_BTRFS_SKIP_UNUSED] = "skip-unused",
+		[RS_BTRFS_REMOVE] = "remove",
+		[RS_BTRFS_CHUNK_ALLOC] = "chunk-alloc",
+		[RS_BTRFS_CHUNK_FREE] = "chunk-free",
+		[RS_BTRFS_RELOC_DONE] = "relocated",
+	};
+	return kind < RS_BTRFS_KIND_MAX && names[kind] ? names[kind] : "?";
+}
+
+const char *ringside_btrfs_trigger_name(unsigned int trigger)
+{
+	static const char *const names[RS_BTRFS_TRIG_MAX] = {
+		[RS_BTRFS_TRIG_UNKNOWN] = "-",
+		[RS_BTRFS_TRIG_THRESHOLD] = "threshold",
+		[RS_BTRFS_TRIG_PERIODIC] = "periodic",
+		[RS_BTRFS_TRIG_AUTO_RECLAIM] = "auto-reclaim",
+		[RS_BTRFS_TRIG_BALANCE] = "balance",
+		[RS_BTRFS_TRIG_UNUSED] = "unused-cleanup",
+		[RS_BTRFS_TRIG_ALLOC] = "allocation",
+	};
+	return trigger < RS_BTRFS_TRIG_MAX ? names[trigger] : "?";
+}
