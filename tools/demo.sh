@@ -17,7 +17,19 @@ tmp=$(mktemp)
 "$OUT/tests/progs/nopie_target" >"$tmp" &
 pid=$!
 wl=
-trap 'kill $pid $wl 2>/dev/null; wait 2>/dev/null; rm -f "$tmp" "$tmp.wl" "$tmp.rs"' EXIT
+bt=
+btdir=
+cleanup() {
+	kill $pid $wl $bt 2>/dev/null
+	wait 2>/dev/null
+	rm -f "$tmp" "$tmp.wl" "$tmp.rs"
+	if [ -n "$btdir" ]; then
+		mountpoint -q "$btdir/mnt" && umount "$btdir/mnt"
+		rm -rf "$btdir"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 for _ in $(seq 50); do [ -s "$tmp" ] && break; sleep 0.05; done
 read -r alpha beta <"$tmp"
 "$R" maps "$pid" --exec-only
@@ -44,3 +56,39 @@ wait "$rs"
 echo
 echo "-- what the workload itself counted (tls: TLS 1.3 records, which libcrypto seals)"
 grep '^expect' "$tmp.wl" | sed 's/^expect /   /'
+
+echo
+echo "== ringside btrfs: a scratch 2 GiB btrfs (sparse file, loop mount) is filled with"
+echo "   12 x 100 MiB files, every other file is deleted with bg_reclaim_threshold=90,"
+echo "   then balanced; ringside explains each reclaim decision"
+if command -v mkfs.btrfs >/dev/null && grep -qw btrfs /proc/filesystems; then
+	btdir=$(mktemp -d)
+	mkdir "$btdir/mnt"
+	truncate -s 2G "$btdir/img"
+	mkfs.btrfs -q "$btdir/img" >/dev/null 2>&1
+	mount -o loop,nodiscard,commit=5 "$btdir/img" "$btdir/mnt"
+	alloc=/sys/fs/btrfs/$(findmnt -no UUID "$btdir/mnt")/allocation
+	for i in $(seq 1 12); do dd if=/dev/zero of="$btdir/mnt/f$i" bs=1M count=100 status=none; done
+	sync
+	echo 90 >"$alloc/data/bg_reclaim_threshold"
+	"$R" btrfs --fs "$btdir/mnt" &
+	bt=$!
+	sleep 6
+	rm "$btdir/mnt/f1" "$btdir/mnt/f3" "$btdir/mnt/f5"
+	sync
+	for _ in $(seq 60); do [ "$(cat "$alloc/data/reclaim_count")" != 0 ] && break; sleep 0.25; done
+	sleep 1
+	btrfs balance start -dusage=100 "$btdir/mnt" >/dev/null 2>&1
+	sync
+	sleep 0.5
+	kill -INT $bt
+	wait $bt
+	bt=
+	echo
+	echo "-- ringside btrfs threshold, with dynamic_reclaim on for data"
+	echo 1 >"$alloc/data/dynamic_reclaim"
+	"$R" btrfs threshold "$btdir/mnt"
+	echo "   (the kernel's own value: $(cat "$alloc/data/bg_reclaim_threshold")%)"
+else
+	echo "   skipped: no mkfs.btrfs or no btrfs in this kernel"
+fi

@@ -86,19 +86,38 @@ static void sysfs_counters(struct fs_stats *f, struct ringside_btrfs_counters no
 	}
 }
 
-/* "bg 1.2GiB DATA 23% used < threshold 40% (dynamic: ...) -> reclaim" */
-static void explain(const struct rs_btrfs_event *e, char *out, size_t len)
+/* "23% used < threshold 40% (dynamic: ...) -> reclaim"; with_bg prefixes "bg 1.2GiB DATA ". */
+static void explain(const struct rs_btrfs_event *e, bool with_bg, char *out, size_t len)
 {
 	struct ringside_btrfs_threshold th;
-	char size[32], flags[48];
+	char size[32], flags[48], bg[96] = "";
 	unsigned int used_pct = e->len ? (unsigned int)(e->used * 100 / e->len) : 0;
 
 	ringside_btrfs_threshold(&e->space, &th);
-	human(e->len, size, sizeof(size));
-	ringside_btrfs_flags_str(e->flags, flags, sizeof(flags));
-	snprintf(out, len, "bg %s %s %u%% used %s threshold %d%% (%s%s) -> reclaim", size, flags,
-		 used_pct, used_pct < (unsigned int)th.pct ? "<" : ">=", th.pct, th.why,
+	if (with_bg) {
+		human(e->len, size, sizeof(size));
+		ringside_btrfs_flags_str(e->flags, flags, sizeof(flags));
+		snprintf(bg, sizeof(bg), "bg %s %s ", size, flags);
+	}
+	snprintf(out, len, "%s%u%% used %s threshold %d%% (%s%s) -> reclaim", bg, used_pct,
+		 used_pct < (unsigned int)th.pct ? "<" : ">=", th.pct, th.why,
 		 e->space.periodic_reclaim ? "; periodic reclaim on" : "");
+}
+
+static void print_timing(const struct ringside_btrfs_timing *tm, bool first)
+{
+	const char *sep = first ? "" : "; ";
+
+	if (tm->queued_to_relocate_ns) {
+		printf("%squeued->relocate %.1f ms", sep, tm->queued_to_relocate_ns / 1e6);
+		sep = ", ";
+	}
+	if (tm->relocate_to_removed_ns) {
+		printf("%srelocate->removed %.1f ms", sep, tm->relocate_to_removed_ns / 1e6);
+		sep = ", ";
+	}
+	if (tm->queued_to_removed_ns)
+		printf("%squeued->removed %.1f ms", sep, tm->queued_to_removed_ns / 1e6);
 }
 
 static void print_json_event(const struct rs_btrfs_event *e, unsigned int trig,
@@ -172,7 +191,7 @@ static int on_event(void *ctx, const struct rs_event_hdr *ev, size_t size)
 	}
 	explanation[0] = '\0';
 	if (e->kind == RS_BTRFS_ADD_RECLAIM)
-		explain(e, explanation, sizeof(explanation));
+		explain(e, b->o.json, explanation, sizeof(explanation));
 	if (!b->events && e->kind != RS_BTRFS_ADD_RECLAIM && !(timed && e->kind == RS_BTRFS_REMOVE))
 		return 0;
 	if (b->o.json) {
@@ -186,10 +205,8 @@ static int on_event(void *ctx, const struct rs_event_hdr *ev, size_t size)
 	       f && f->mounted ? f->fs.mountpoint : f ? f->fs.uuid : "?",
 	       (unsigned long long)e->bytenr, size_s, flags, (unsigned long long)e->used,
 	       explanation);
-	if (timed)
-		printf("%squeued->relocate %.3f ms, relocate->removed %.3f ms",
-		       explanation[0] ? "; " : "", tm.queued_to_relocate_ns / 1e6,
-		       tm.relocate_to_removed_ns / 1e6);
+	if (timed && e->kind != RS_BTRFS_RELOC_DONE)
+		print_timing(&tm, !explanation[0]);
 	if (e->kind == RS_BTRFS_RELOC_DONE)
 		printf("ret %lld in %.3f ms", (long long)e->ret, e->duration_ns / 1e6);
 	putchar('\n');
