@@ -8,13 +8,8 @@
 
 #include "session_int.h"
 #include "ringside/btrfs.h"
+#include "ksyms.h"
 #include "btrfs.skel.h"
-
-/* A kernel text symbol: its start, and the trigger it stands for (0: none). */
-struct ksym {
-	uint64_t addr;
-	uint8_t trigger;
-};
 
 /* A block group between queue-reclaim (or relocate) and its removal. */
 struct bg_track {
@@ -32,18 +27,14 @@ struct rs_btrfs {
 	uint8_t fsid[16];
 	bool want_fsid;
 	bool reloc_timing;
-	struct ksym *ksyms;
-	size_t nr_ksyms;
+	struct rs_ksyms *ksyms;
 };
 
 /*
  * Functions on the kernel stack that say why a block group moved, in order
  * of priority: a sweep or balance explains everything below it.
  */
-static const struct {
-	const char *name;
-	uint8_t trigger;
-} trigger_funcs[] = {
+static const struct rs_ksym_tag trigger_funcs[] = {
 	{ "btrfs_reclaim_sweep", RS_BTRFS_TRIG_PERIODIC },
 	{ "btrfs_balance", RS_BTRFS_TRIG_BALANCE },
 	{ "btrfs_reclaim_bgs_work", RS_BTRFS_TRIG_AUTO_RECLAIM },
@@ -51,75 +42,6 @@ static const struct {
 	{ "btrfs_update_block_group", RS_BTRFS_TRIG_THRESHOLD },
 	{ "btrfs_chunk_alloc", RS_BTRFS_TRIG_ALLOC },
 };
-#define NR_TRIGGER_FUNCS (sizeof(trigger_funcs) / sizeof(trigger_funcs[0]))
-
-static int trigger_rank(uint8_t trigger)
-{
-	for (size_t i = 0; i < NR_TRIGGER_FUNCS; i++)
-		if (trigger_funcs[i].trigger == trigger)
-			return (int)i;
-	return (int)NR_TRIGGER_FUNCS;
-}
-
-static int cmp_ksym(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* Every text symbol's start (to bound functions), tagged where it names a trigger. */
-static int load_ksyms(struct rs_btrfs *b)
-{
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512];
-	size_t cap = 0;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long addr;
-		char type, name[256];
-
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr ||
-		    (type != 't' && type != 'T'))
-			continue;
-		if (b->nr_ksyms == cap) {
-			struct ksym *n;
-
-			cap = cap ? cap * 2 : 65536;
-			n = realloc(b->ksyms, cap * sizeof(*n));
-			if (!n) {
-				fclose(f);
-				return -ENOMEM;
-			}
-			b->ksyms = n;
-		}
-		b->ksyms[b->nr_ksyms] = (struct ksym){ addr, 0 };
-		for (size_t i = 0; i < NR_TRIGGER_FUNCS; i++)
-			if (!strcmp(name, trigger_funcs[i].name))
-				b->ksyms[b->nr_ksyms].trigger = trigger_funcs[i].trigger;
-		b->nr_ksyms++;
-	}
-	fclose(f);
-	qsort(b->ksyms, b->nr_ksyms, sizeof(*b->ksyms), cmp_ksym);
-	return 0;
-}
-
-static uint8_t frame_trigger(const struct rs_btrfs *b, uint64_t ip)
-{
-	size_t lo = 0, hi = b->nr_ksyms;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (b->ksyms[mid].addr <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? b->ksyms[lo - 1].trigger : 0;
-}
 
 /* ---- loading: tp_btf + fexit, then tp_btf, then raw_tp ------------------ */
 
@@ -221,7 +143,7 @@ static void btrfs_release(struct rs_collector *c)
 {
 	struct rs_btrfs *b = c->priv;
 
-	free(b->ksyms);
+	rs_ksyms_free(b->ksyms);
 	free(b->tracked);
 	free(b);
 }
@@ -254,14 +176,14 @@ int ringside_session_enable_btrfs(struct ringside_session *s, const struct rings
 		memcpy(b->fsid, fs.fsid, 16);
 		b->want_fsid = true;
 	}
-	err = load_ksyms(b);
+	err = rs_ksyms_load(trigger_funcs, sizeof(trigger_funcs) / sizeof(trigger_funcs[0]), &b->ksyms);
 	if (err) {
 		free(b);
 		return rs_fail(s, err, "cannot read /proc/kallsyms: %s", ringside_strerror(err));
 	}
 	err = rs_session_add(s, &btrfs_ops, b);
 	if (err) {
-		free(b->ksyms);
+		rs_ksyms_free(b->ksyms);
 		free(b);
 	}
 	return err;
@@ -285,18 +207,9 @@ bool ringside_btrfs_has_reloc_timing(const struct ringside_session *s)
 unsigned int ringside_btrfs_trigger(const struct ringside_session *s, const struct rs_btrfs_event *ev)
 {
 	const struct rs_btrfs *b = btrfs_of(s);
-	uint8_t best = RS_BTRFS_TRIG_UNKNOWN;
 	unsigned int n = ev->nr_kstack < RS_BTRFS_MAX_KSTACK ? ev->nr_kstack : RS_BTRFS_MAX_KSTACK;
 
-	if (!b)
-		return best;
-	for (unsigned int i = 0; i < n; i++) {
-		uint8_t t = frame_trigger(b, ev->kstack[i]);
-
-		if (t && (best == RS_BTRFS_TRIG_UNKNOWN || trigger_rank(t) < trigger_rank(best)))
-			best = t;
-	}
-	return best;
+	return b ? rs_ksyms_stack_tag(b->ksyms, ev->kstack, n) : RS_BTRFS_TRIG_UNKNOWN;
 }
 
 static struct bg_track *track_find(struct rs_btrfs *b, const struct rs_btrfs_event *ev, bool add)

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Internal: kernel text symbols for telling what a kernel stack was doing. */
+#ifndef RINGSIDE_KSYMS_H
+#define RINGSIDE_KSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+/* A function whose presence on a stack means something; tag 0 is reserved. */
+struct rs_ksym_tag {
+	const char *name;
+	uint8_t tag;
+};
+
+struct rs_ksyms;
+
+/* Load /proc/kallsyms text symbols, tagging the named functions. */
+int rs_ksyms_load(const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out);
+void rs_ksyms_free(struct rs_ksyms *ks);
+/* Tag of the function containing ip, 0 when untagged. */
+uint8_t rs_ksyms_tag(const struct rs_ksyms *ks, uint64_t ip);
+/*
+ * The tag on a stack that ranks first in the tags array given at load
+ * (callers list the most telling functions first); 0 when none.
+ */
+uint8_t rs_ksyms_stack_tag(const struct rs_ksyms *ks, const __u64 *ips, unsigned int n);
+/* [start, end) of a function; -ENOENT when absent. */
+int rs_ksyms_range(const struct rs_ksyms *ks, const char *name, uint64_t *start, uint64_t *end);
+
+#endif
