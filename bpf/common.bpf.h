@@ -92,8 +92,12 @@ static __always_inline bool rs_comm_matches(void)
 	return true;
 }
 
-/* True when the current task passes the session's filters. */
-static __always_inline bool rs_filter_pass(void)
+/*
+ * The process, thread and comm filters; for collectors that apply the
+ * cgroup filter to something other than the current task (the cgroup a
+ * reclaim request targets).
+ */
+static __always_inline bool rs_filter_pass_unless_cgroup(void)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
@@ -101,11 +105,17 @@ static __always_inline bool rs_filter_pass(void)
 		return false;
 	if (rs_filter.tid && (__u32)id != rs_filter.tid)
 		return false;
-	if (rs_filter.cgroup_id && !rs_cgroup_matches())
-		return false;
 	if (rs_filter.comm_set && !rs_comm_matches())
 		return false;
 	return true;
+}
+
+/* True when the current task passes the session's filters. */
+static __always_inline bool rs_filter_pass(void)
+{
+	if (!rs_filter_pass_unless_cgroup())
+		return false;
+	return !rs_filter.cgroup_id || rs_cgroup_matches();
 }
 
 static __always_inline void rs_count_drop(void)

@@ -87,6 +87,48 @@ struct rs_gcm_event {
 	__u64 stack[];		/* nr_stack entries when RS_GCM_F_STACK */
 };
 
+/* ---- RS_EV_RECLAIM ------------------------------------------------------- */
+
+/* What asked for reclaim, from the kernel stack (filled by the library). */
+enum rs_reclaim_trigger {
+	RS_RECLAIM_TRIG_UNKNOWN = 0,
+	RS_RECLAIM_TRIG_PROACTIVE = 1,	/* write to memory.reclaim */
+	RS_RECLAIM_TRIG_MAX_WRITE = 2,	/* write to memory.max / memory.limit_in_bytes */
+	RS_RECLAIM_TRIG_FORCE_EMPTY = 3,	/* write to memory.force_empty (v1) */
+	RS_RECLAIM_TRIG_HIGH = 4,	/* over memory.high, on return to user space */
+	RS_RECLAIM_TRIG_LIMIT = 5,	/* a charge hit the limit (try_charge) */
+	RS_RECLAIM_TRIG_DIRECT = 6,	/* global direct reclaim in the page allocator */
+	RS_RECLAIM_TRIG_KSWAPD = 7,
+	RS_RECLAIM_TRIG_MAX
+};
+
+#define RS_RECLAIM_MAX_KSTACK 16
+#define RS_RECLAIM_REQ_LEN 64
+
+/* Flags in rs_reclaim_event.flags. */
+#define RS_RECLAIM_F_WRITE	0x01	/* ran inside a write(2): req/write_ret are valid */
+#define RS_RECLAIM_F_GLOBAL	0x02	/* not memcg reclaim: direct or kswapd */
+
+struct rs_reclaim_event {
+	struct rs_event_hdr hdr;
+	__u32 flags;		/* RS_RECLAIM_F_* */
+	__u32 nr_kstack;
+	__u64 target_cgroup_id;	/* written file's cgroup (writes), else the task's memcg */
+	__u64 task_cgroup_id;	/* memory cgroup of the reclaiming task */
+	__u64 duration_ns;	/* first begin to last end (to write return for writes) */
+	__u32 passes;		/* try_to_free_mem_cgroup_pages() calls folded in */
+	__s32 min_priority;	/* lowest priority reached (12 gentle .. 0 desperate); -1 none */
+	__u64 nr_reclaimed;	/* pages, as the end tracepoints report */
+	__u64 scanned_anon, scanned_file;	/* inactive lists */
+	__u64 reclaimed_anon, reclaimed_file;
+	__u64 active_scanned_anon, active_scanned_file;
+	__u64 deactivated_anon, deactivated_file;
+	__s64 write_ret;	/* bytes written or -errno (-EAGAIN...) */
+	__u32 req_len;
+	char req[RS_RECLAIM_REQ_LEN];	/* the written text, e.g. "64M swappiness=60" */
+	__u64 kstack[RS_RECLAIM_MAX_KSTACK];
+};
+
 /* ---- RS_EV_BTRFS_BG ---------------------------------------------------- */
 
 enum rs_btrfs_kind {

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * One record per reclaim invocation. The vmscan tracepoints run in the
+ * reclaiming task: begin/end bracket a try_to_free_mem_cgroup_pages() (or
+ * global direct reclaim) call, and the shrink_inactive/shrink_active events
+ * between them are that call's scanning, split by their file flag. A
+ * memory.reclaim write loops over many calls; when reclaim runs inside a
+ * write(2) to a cgroup control file, the passes are folded into one record
+ * that carries the written text (the swappiness= argument) and is emitted
+ * when the write returns, with its result. kswapd gets one record per run,
+ * from wake-up scanning to kswapd_sleep.
+ */
+#include "common.bpf.h"
+
+#define CGROUP_SUPER_MAGIC 0x27e0eb
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#define PF_KSWAPD 0x00020000
+#define NR_WRITE 1		/* x86-64 */
+
+/* The memory controller's subsystem index; -1: cgroup v2. */
+const volatile int memcg_ssid = -1;
+
+struct rcl_state {
+	struct rs_reclaim_event ev;
+	__u8 in_pass;		/* between begin and end */
+	__u8 open;		/* a record is being built */
+	__u8 in_write;		/* the record waits for the write to return */
+	__u64 start_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct rcl_state);
+} rcl_tasks SEC(".maps");
+
+/* Before 6.15 a kernfs node's parent was "parent". */
+struct kernfs_node___old {
+	struct kernfs_node *parent;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct kernfs_node *kn_parent(struct kernfs_node *kn)
+{
+	if (bpf_core_field_exists(kn->__parent))
+		return BPF_CORE_READ(kn, __parent);
+	return BPF_CORE_READ((struct kernfs_node___old *)kn, parent);
+}
+
+static __always_inline __u64 task_memcg_id(struct task_struct *task)
+{
+	struct css_set *cset = BPF_CORE_READ(task, cgroups);
+	struct cgroup *cg;
+	int ssid = memcg_ssid;
+
+	if (ssid < 0)
+		cg = BPF_CORE_READ(cset, dfl_cgrp);
+	else if (ssid < 16)
+		cg = BPF_CORE_READ(cset, subsys[ssid], cgroup);
+	else
+		return 0;
+	return BPF_CORE_READ(cg, kn, id);
+}
+
+/*
+ * The cgroup control file this task is writing, when its current system
+ * call is write(2) on one: the cgroup is the file's parent directory.
+ */
+static __always_inline struct file *cgroup_write_file(struct task_struct *task, struct pt_regs *regs)
+{
+	unsigned int fd = (unsigned int)PT_REGS_PARM1_CORE(regs);
+	struct file **fds = BPF_CORE_READ(task, files, fdt, fd);
+	unsigned int max = BPF_CORE_READ(task, files, fdt, max_fds);
+	struct file *f = NULL;
+	unsigned long magic;
+
+	if (fd >= max)
+		return NULL;
+	bpf_core_read(&f, sizeof(f), &fds[fd]);
+	if (!f)
+		return NULL;
+	magic = BPF_CORE_READ(f, f_path.dentry, d_sb, s_magic);
+	return magic == CGROUP_SUPER_MAGIC || magic == CGROUP2_SUPER_MAGIC ? f : NULL;
+}
+
+/* Is the written cgroup (kernfs node kn) inside the filter's subtree? */
+static __always_inline bool target_in_filter(struct kernfs_node *kn)
+{
+	if (!rs_filter.cgroup_id)
+		return true;
+	for (int i = 0; i < 32 && kn; i++) {
+		if (BPF_CORE_READ(kn, id) == rs_filter.cgroup_id)
+			return true;
+		kn = kn_parent(kn);
+	}
+	return false;
+}
+
+static __always_inline void open_record(void *ctx, struct rcl_state *st, struct task_struct *task,
+					bool global)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	long n;
+
+	__builtin_memset(&st->ev, 0, sizeof(st->ev));
+	st->open = 1;
+	st->in_write = 0;
+	st->start_ns = bpf_ktime_get_ns();
+	st->ev.min_priority = -1;
+	st->ev.task_cgroup_id = task_memcg_id(task);
+	st->ev.target_cgroup_id = st->ev.task_cgroup_id;
+	if (global)
+		st->ev.flags |= RS_RECLAIM_F_GLOBAL;
+	n = bpf_get_stack(ctx, st->ev.kstack, sizeof(st->ev.kstack), 0);
+	st->ev.nr_kstack = n > 0 ? n / sizeof(__u64) : 0;
+
+	if (!global && BPF_CORE_READ(regs, orig_ax) == NR_WRITE) {
+		struct file *f = cgroup_write_file(task, regs);
+		__u64 len = PT_REGS_PARM3_CORE(regs);
+
+		if (f) {
+			struct dentry *dir = BPF_CORE_READ(f, f_path.dentry, d_parent);
+			struct kernfs_node *kn = BPF_CORE_READ(f, f_path.dentry, d_parent, d_fsdata);
+
+			st->in_write = 1;
+			st->ev.flags |= RS_RECLAIM_F_WRITE;
+			st->ev.target_cgroup_id = BPF_CORE_READ(dir, d_inode, i_ino);
+			if (len > RS_RECLAIM_REQ_LEN - 1)
+				len = RS_RECLAIM_REQ_LEN - 1;
+			st->ev.req_len = len;
+			bpf_probe_read_user(st->ev.req, len & (RS_RECLAIM_REQ_LEN - 1),
+					    (void *)PT_REGS_PARM2_CORE(regs));
+			if (!target_in_filter(kn))
+				st->open = 0;
+		}
+	}
+}
+
+static __always_inline void emit(struct rcl_state *st)
+{
+	struct rs_reclaim_event *ev = rs_reserve(sizeof(*ev), RS_EV_RECLAIM);
+
+	st->open = 0;
+	if (!ev)
+		return;
+	/* Everything after the header comes from the task's draft. */
+	__builtin_memcpy((char *)ev + sizeof(ev->hdr), (char *)&st->ev + sizeof(st->ev.hdr),
+			 sizeof(*ev) - sizeof(ev->hdr));
+	ev->duration_ns = ev->hdr.ts_ns - st->start_ns;
+	rs_submit(ev, false);
+}
+
+static __always_inline int begin(void *ctx, bool global)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct rcl_state *st;
+
+	if (!rs_filter_pass_unless_cgroup())
+		return 0;
+	st = bpf_task_storage_get(&rcl_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st)
+		return 0;
+	if (!st->open || !st->in_write) {
+		open_record(ctx, st, task, global);
+		/* Charge reclaim: the cgroup filter applies to the reclaiming task. */
+		if (st->open && !st->in_write && rs_filter.cgroup_id && !rs_cgroup_matches())
+			st->open = 0;
+	}
+	if (!st->open)
+		return 0;
+	st->in_pass = 1;
+	st->ev.passes++;
+	return 0;
+}
+
+static __always_inline int end(unsigned long nr_reclaimed)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct rcl_state *st = bpf_task_storage_get(&rcl_tasks, task, 0, 0);
+
+	if (!st || !st->open || !st->in_pass)
+		return 0;
+	st->in_pass = 0;
+	st->ev.nr_reclaimed += nr_reclaimed;
+	if (!st->in_write)
+		emit(st);
+	return 0;
+}
+
+SEC("tp_btf/mm_vmscan_memcg_reclaim_begin")
+int BPF_PROG(reclaim_memcg_begin)
+{
+	return begin(ctx, false);
+}
+
+SEC("tp_btf/mm_vmscan_memcg_reclaim_end")
+int BPF_PROG(reclaim_memcg_end, unsigned long nr_reclaimed)
+{
+	return end(nr_reclaimed);
+}
+
+SEC("tp_btf/mm_vmscan_direct_reclaim_begin")
+int BPF_PROG(reclaim_direct_begin)
+{
+	return begin(ctx, true);
+}
+
+SEC("tp_btf/mm_vmscan_direct_reclaim_end")
+int BPF_PROG(reclaim_direct_end, unsigned long nr_reclaimed)
+{
+	return end(nr_reclaimed);
+}
+
+/* Scanning by kswapd has no begin/end: its record spans a run, to kswapd_sleep. */
+static __always_inline struct rcl_state *scanning_state(void *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct rcl_state *st;
+
+	if (BPF_CORE_READ(task, flags) & PF_KSWAPD) {
+		if (!rs_filter_pass_unless_cgroup() || rs_filter.cgroup_id)
+			return NULL;
+		st = bpf_task_storage_get(&rcl_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (st && !st->open) {
+			open_record(ctx, st, task, true);
+			st->in_pass = 1;
+			st->ev.passes = 1;
+		}
+		return st;
+	}
+	st = bpf_task_storage_get(&rcl_tasks, task, 0, 0);
+	return st && st->open && st->in_pass ? st : NULL;
+}
+
+static __always_inline void note_priority(struct rcl_state *st, int priority)
+{
+	if (st->ev.min_priority < 0 || priority < st->ev.min_priority)
+		st->ev.min_priority = priority;
+}
+
+SEC("tp_btf/mm_vmscan_lru_shrink_inactive")
+int BPF_PROG(reclaim_shrink_inactive, int nid, unsigned long nr_scanned, unsigned long nr_reclaimed,
+	     void *stat, int priority, int file)
+{
+	struct rcl_state *st = scanning_state(ctx);
+
+	if (!st)
+		return 0;
+	if (file) {
+		st->ev.scanned_file += nr_scanned;
+		st->ev.reclaimed_file += nr_reclaimed;
+	} else {
+		st->ev.scanned_anon += nr_scanned;
+		st->ev.reclaimed_anon += nr_reclaimed;
+	}
+	note_priority(st, priority);
+	return 0;
+}
+
+SEC("tp_btf/mm_vmscan_lru_shrink_active")
+int BPF_PROG(reclaim_shrink_active, int nid, unsigned long nr_taken, unsigned long nr_active,
+	     unsigned long nr_deactivated, unsigned long nr_referenced, int priority, int file)
+{
+	struct rcl_state *st = scanning_state(ctx);
+
+	if (!st)
+		return 0;
+	if (file) {
+		st->ev.active_scanned_file += nr_taken;
+		st->ev.deactivated_file += nr_deactivated;
+	} else {
+		st->ev.active_scanned_anon += nr_taken;
+		st->ev.deactivated_anon += nr_deactivated;
+	}
+	note_priority(st, priority);
+	return 0;
+}
+
+SEC("tp_btf/mm_vmscan_kswapd_sleep")
+int BPF_PROG(reclaim_kswapd_sleep)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct rcl_state *st = bpf_task_storage_get(&rcl_tasks, task, 0, 0);
+
+	if (!st || !st->open)
+		return 0;
+	st->in_pass = 0;
+	st->ev.nr_reclaimed = st->ev.reclaimed_anon + st->ev.reclaimed_file;
+	if (st->ev.scanned_anon + st->ev.scanned_file + st->ev.active_scanned_anon +
+	    st->ev.active_scanned_file)
+		emit(st);
+	st->open = 0;
+	return 0;
+}
+
+/* The write that asked for reclaim returns: its result closes the record. */
+SEC("tracepoint/syscalls/sys_exit_write")
+int reclaim_write_exit(struct trace_event_raw_sys_exit *args)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct rcl_state *st = bpf_task_storage_get(&rcl_tasks, task, 0, 0);
+
+	if (!st || !st->open || !st->in_write)
+		return 0;
+	st->ev.write_ret = args->ret;
+	st->in_write = 0;
+	emit(st);
+	return 0;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The reclaim collector: one RS_EV_RECLAIM record (struct rs_reclaim_event)
+ * per memcg or global reclaim invocation, and the reclaim profiler.
+ */
+#ifndef RINGSIDE_RECLAIM_H
+#define RINGSIDE_RECLAIM_H
+
+#include "ringside/ringside.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma GCC visibility push(default)
+
+struct ringside_reclaim_opts {
+	size_t sz;		/* sizeof(struct ringside_reclaim_opts) */
+};
+
+/*
+ * Enable the collector (vmscan tracepoints through tp_btf). The session's
+ * cgroup filter selects the cgroup a request targets: the written file's
+ * cgroup for memory.reclaim/limit writes, the charging task's otherwise.
+ */
+int ringside_session_enable_reclaim(struct ringside_session *s,
+				    const struct ringside_reclaim_opts *opts);
+
+/* What asked for this reclaim (enum rs_reclaim_trigger), from its kernel stack. */
+unsigned int ringside_reclaim_trigger(const struct ringside_session *s,
+				      const struct rs_reclaim_event *ev);
+const char *ringside_reclaim_trigger_name(unsigned int trigger);
+
+/*
+ * Parse a memory.reclaim request exactly as the kernel does (6.11+): an
+ * amount with an optional K/M/G/T/P/E suffix, then space-separated keys of
+ * which only swappiness=N (0..200) exists. *swappiness is -1 when absent.
+ * -EINVAL for what the kernel rejects.
+ */
+int ringside_reclaim_parse_request(const char *text, size_t len, uint64_t *bytes, int *swappiness);
+
+/* The path of a memory cgroup by id (v1 memory hierarchy or v2); -ENOENT if gone. */
+int ringside_memcg_path(uint64_t cgroup_id, char *buf, size_t len);
+/* Swappiness in effect for a cgroup: v1 memory.swappiness, else vm.swappiness. */
+int ringside_memcg_swappiness(const char *cgroup_path);
+
+/* ---- profiler ----------------------------------------------------------- */
+
+struct ringside_reclaim_profile_opts {
+	size_t sz;
+	const char *cgroup;	/* memory cgroup to drive (v1 or v2 path) */
+	const int *swappiness;	/* settings to try, 0..200 */
+	unsigned int nr_swappiness;
+	uint64_t amount;	/* bytes to ask for per round */
+	unsigned int rounds;	/* per setting; 0: 1 */
+	/* > 0: run a built-in workload in the cgroup with this much anon and file memory. */
+	uint64_t workload_bytes;
+	/* > 0: create a zram swap device of this size for the profile, remove it after. */
+	uint64_t zram_bytes;
+	volatile int *stop;	/* set non-zero (e.g. from SIGINT) to end early, cleaned up */
+};
+
+struct ringside_reclaim_profile_row {
+	int swappiness;
+	unsigned int round;
+	uint64_t requested;		/* bytes asked for */
+	uint64_t reclaimed;		/* bytes the kernel reported reclaimed */
+	uint64_t anon_pages, file_pages;	/* reclaimed, by list */
+	uint64_t scanned_anon, scanned_file;
+	double seconds;
+	int err;			/* 0, or the write's -errno (-EAGAIN, -EBUSY) */
+	const char *method;		/* "memory.reclaim swappiness=", "limit_in_bytes"... */
+};
+
+typedef int (*ringside_profile_fn)(void *ctx, const struct ringside_reclaim_profile_row *row);
+
+/*
+ * Drive reclaim on a cgroup for each swappiness setting and report what it
+ * took. Everything it creates (workload, zram swap) is removed before it
+ * returns, and settings it changed are restored. Messages (no swap, method
+ * chosen) go to notes, one per line; errmsg gets the detail of a failure.
+ */
+int ringside_reclaim_profile(const struct ringside_reclaim_profile_opts *opts,
+			     ringside_profile_fn fn, void *ctx, char *notes, size_t notes_len,
+			     char *errmsg, size_t errmsg_len);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The reclaim collector, memory.reclaim request parsing, memory cgroup lookups. */
+#include <ctype.h>
+#include <errno.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "session_int.h"
+#include "cgroup.h"
+#include "ksyms.h"
+#include "memcg_io.h"
+#include "ringside/reclaim.h"
+#include "reclaim.skel.h"
+
+struct rs_reclaim {
+	struct reclaim_bpf *skel;
+	struct rs_ksyms *ksyms;
+};
+
+/* Most telling first: a write explains the charge path below it. */
+static const struct rs_ksym_tag trigger_funcs[] = {
+	{ "memory_reclaim", RS_RECLAIM_TRIG_PROACTIVE },
+	{ "mem_cgroup_force_empty_write", RS_RECLAIM_TRIG_FORCE_EMPTY },
+	{ "memory_max_write", RS_RECLAIM_TRIG_MAX_WRITE },
+	{ "mem_cgroup_resize_max", RS_RECLAIM_TRIG_MAX_WRITE },
+	{ "memory_high_write", RS_RECLAIM_TRIG_HIGH },
+	{ "reclaim_high", RS_RECLAIM_TRIG_HIGH },
+	{ "try_charge_memcg", RS_RECLAIM_TRIG_LIMIT },
+	{ "kswapd", RS_RECLAIM_TRIG_KSWAPD },
+	{ "balance_pgdat", RS_RECLAIM_TRIG_KSWAPD },
+	{ "try_to_free_pages", RS_RECLAIM_TRIG_DIRECT },
+};
+
+static int reclaim_load(struct rs_collector *c)
+{
+	struct rs_reclaim *r = c->priv;
+	int err;
+
+	r->skel = reclaim_bpf__open();
+	if (!r->skel)
+		return rs_fail(c->s, -errno, "reclaim: cannot open BPF object");
+	c->obj = r->skel->obj;
+	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&r->skel->rodata->rs_filter);
+	if (err)
+		return err;
+	/* Reclaim records are rare enough to hand over at once. */
+	((struct rs_filter_cfg *)&r->skel->rodata->rs_filter)->wakeup_bytes = 0;
+	r->skel->rodata->memcg_ssid = rs_cgroup_subsys_id("memory");
+	{
+		/* cgroup v2 only (no v1 memory hierarchy mounted): the default hierarchy. */
+		FILE *m = fopen("/proc/mounts", "re");
+		char line[512];
+		bool v1 = false;
+
+		while (m && fgets(line, sizeof(line), m))
+			if (strstr(line, " cgroup ") && strstr(line, "memory"))
+				v1 = true;
+		if (m)
+			fclose(m);
+		if (!v1)
+			r->skel->rodata->memcg_ssid = -1;
+	}
+	err = reclaim_bpf__load(r->skel);
+	if (err)
+		return rs_load_failed(c, err);
+	return 0;
+}
+
+static int reclaim_attach(struct rs_collector *c)
+{
+	struct rs_reclaim *r = c->priv;
+	struct bpf_program *p;
+	int err;
+
+	bpf_object__for_each_program(p, r->skel->obj) {
+		struct bpf_link *link = bpf_program__attach(p);
+
+		if (!link) {
+			err = -errno;
+			return rs_fail(c->s, err, "reclaim: cannot attach %s: %s", bpf_program__name(p),
+				       ringside_strerror(err));
+		}
+		err = rs_collector_keep_link(c, link);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void reclaim_destroy(struct rs_collector *c)
+{
+	struct rs_reclaim *r = c->priv;
+
+	reclaim_bpf__destroy(r->skel);
+	r->skel = NULL;
+}
+
+static void reclaim_release(struct rs_collector *c)
+{
+	struct rs_reclaim *r = c->priv;
+
+	rs_ksyms_free(r->ksyms);
+	free(r);
+}
+
+static const struct rs_collector_ops reclaim_ops = {
+	.name = "reclaim",
+	.load = reclaim_load,
+	.attach = reclaim_attach,
+	.destroy = reclaim_destroy,
+	.release = reclaim_release,
+};
+
+int ringside_session_enable_reclaim(struct ringside_session *s,
+				    const struct ringside_reclaim_opts *opts)
+{
+	struct rs_reclaim *r = calloc(1, sizeof(*r));
+	int err;
+
+	(void)opts;
+	if (!r)
+		return -ENOMEM;
+	err = rs_ksyms_load(trigger_funcs, sizeof(trigger_funcs) / sizeof(trigger_funcs[0]), &r->ksyms);
+	if (err) {
+		free(r);
+		return rs_fail(s, err, "cannot read /proc/kallsyms: %s", ringside_strerror(err));
+	}
+	err = rs_session_add(s, &reclaim_ops, r);
+	if (err) {
+		rs_ksyms_free(r->ksyms);
+		free(r);
+	}
+	return err;
+}
+
+unsigned int ringside_reclaim_trigger(const struct ringside_session *s,
+				      const struct rs_reclaim_event *ev)
+{
+	unsigned int n = ev->nr_kstack < RS_RECLAIM_MAX_KSTACK ? ev->nr_kstack : RS_RECLAIM_MAX_KSTACK;
+
+	for (const struct rs_collector *c = s ? s->collectors : NULL; c; c = c->next) {
+		if (c->ops == &reclaim_ops) {
+			const struct rs_reclaim *r = c->priv;
+
+			return rs_ksyms_stack_tag(r->ksyms, ev->kstack, n);
+		}
+	}
+	return RS_RECLAIM_TRIG_UNKNOWN;
+}
+
+const char *ringside_reclaim_trigger_name(unsigned int trigger)
+{
+	static const char *const names[RS_RECLAIM_TRIG_MAX] = {
+		[RS_RECLAIM_TRIG_UNKNOWN] = "unknown",
+		[RS_RECLAIM_TRIG_PROACTIVE] = "memory.reclaim",
+		[RS_RECLAIM_TRIG_MAX_WRITE] = "limit-write",
+		[RS_RECLAIM_TRIG_FORCE_EMPTY] = "force_empty",
+		[RS_RECLAIM_TRIG_HIGH] = "memory.high",
+		[RS_RECLAIM_TRIG_LIMIT] = "charge-limit",
+		[RS_RECLAIM_TRIG_DIRECT] = "direct",
+		[RS_RECLAIM_TRIG_KSWAPD] = "kswapd",
+	};
+	return trigger < RS_RECLAIM_TRIG_MAX ? names[trigger] : "?";
+}
+
+/* ---- memory.reclaim requests ----------------------------------------------- */
+
+/* The kernel's strstrip(): whitespace per isspace() off both ends. */
+static void strip(const char **s, size_t *len)
+{
+	while (*len && isspace((unsigned char)**s)) {
+		(*s)++;
+		(*len)--;
+	}
+	while (*len && isspace((unsigned char)(*s)[*len - 1]))
+		(*len)--;
+}
+
+/* memparse(): a C number (base 0) and an optional binary suffix. */
+static size_t memparse_len(const char *s, size_t len, uint64_t *out)
+{
+	char buf[80], *end;
+	unsigned long long v;
+	size_t used;
+
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	/* simple_strtoull takes no sign or leading space: neither is a number here. */
+	if (!isdigit((unsigned char)buf[0]))
+		return 0;
+	v = strtoull(buf, &end, 0);
+	used = (size_t)(end - buf);
+	switch (*end) {
+	case 'E': case 'e': v <<= 10; /* fall through */
+	case 'P': case 'p': v <<= 10; /* fall through */
+	case 'T': case 't': v <<= 10; /* fall through */
+	case 'G': case 'g': v <<= 10; /* fall through */
+	case 'M': case 'm': v <<= 10; /* fall through */
+	case 'K': case 'k': v <<= 10; used++; break;
+	default: break;
+	}
+	*out = v;
+	return used;
+}
+
+int ringside_reclaim_parse_request(const char *text, size_t len, uint64_t *bytes, int *swappiness)
+{
+	const char *s = text;
+	size_t used;
+
+	*swappiness = -1;
+	strip(&s, &len);
+	used = memparse_len(s, len, bytes);
+	if (!used)
+		return -EINVAL;
+	s += used;
+	len -= used;
+	strip(&s, &len);
+	/* strsep on ' ': empty tokens (runs of spaces) are skipped. */
+	while (len) {
+		const char *sp = memchr(s, ' ', len);
+		size_t tok = sp ? (size_t)(sp - s) : len;
+		static const char key[] = "swappiness=";
+
+		if (tok) {
+			char num[32], *end;
+			long v;
+
+			if (tok <= sizeof(key) - 1 || memcmp(s, key, sizeof(key) - 1) ||
+			    tok - (sizeof(key) - 1) >= sizeof(num))
+				return -EINVAL;
+			memcpy(num, s + sizeof(key) - 1, tok - (sizeof(key) - 1));
+			num[tok - (sizeof(key) - 1)] = '\0';
+			errno = 0;
+			v = strtol(num, &end, 0);
+			if (errno || *end || end == num || v > INT_MAX || v < INT_MIN)
+				return -EINVAL;
+			if (v < 0 || v > 200)
+				return -EINVAL;
+			*swappiness = (int)v;
+		}
+		if (!sp)
+			break;
+		len -= tok + 1;
+		s += tok + 1;
+	}
+	return 0;
+}
+
+/* ---- memory cgroups ------------------------------------------------------------ */
+
+/* Where the memory controller's hierarchy is mounted (v1 "memory", else cgroup2). */
+static int memcg_mount(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/mounts", "re");
+	char dev[64], dir[256], type[32], optbuf[256];
+	bool found = false;
+
+	if (!f)
+		return -errno;
+	while (!found && fscanf(f, "%63s %255s %31s %255s %*d %*d", dev, dir, type, optbuf) == 4) {
+		if (!strcmp(type, "cgroup") && strstr(optbuf, "memory")) {
+			snprintf(buf, len, "%s", dir);
+			found = true;
+		}
+	}
+	if (!found) {
+		rewind(f);
+		while (!found && fscanf(f, "%63s %255s %31s %255s %*d %*d", dev, dir, type, optbuf) == 4) {
+			if (!strcmp(type, "cgroup2")) {
+				snprintf(buf, len, "%s", dir);
+				found = true;
+			}
+		}
+	}
+	fclose(f);
+	return found ? 0 : -ENOENT;
+}
+
+/* Depth-first search of a cgroup tree for the directory with inode number id. */
+static bool find_dir_ino(char *path, size_t cap, uint64_t id, int depth)
+{
+	size_t base = strlen(path);
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	if (depth > 32 || !(d = opendir(path)))
+		return false;
+	while (!found && (de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (base + 1 + strlen(de->d_name) + 1 > cap)
+			continue;
+		snprintf(path + base, cap - base, "/%s", de->d_name);
+		if (!stat(path, &st) && (uint64_t)st.st_ino == id)
+			found = true;
+		else
+			found = find_dir_ino(path, cap, id, depth + 1);
+		if (!found)
+			path[base] = '\0';
+	}
+	closedir(d);
+	return found;
+}
+
+int ringside_memcg_path(uint64_t cgroup_id, char *buf, size_t len)
+{
+	struct stat st;
+	int err = memcg_mount(buf, len);
+
+	if (err)
+		return err;
+	if (!stat(buf, &st) && (uint64_t)st.st_ino == cgroup_id)
+		return 0;
+	return find_dir_ino(buf, len, cgroup_id, 0) ? 0 : -ENOENT;
+}
+
+int ringside_memcg_swappiness(const char *cgroup_path)
+{
+	char buf[32];
+
+	if (cgroup_path && rs_read_file(cgroup_path, "memory.swappiness", buf, sizeof(buf)) > 0)
+		return atoi(buf);
+	if (rs_read_file("/proc/sys/vm", "swappiness", buf, sizeof(buf)) > 0)
+		return atoi(buf);
+	return -1;
+}
