@@ -120,7 +120,8 @@ static __always_inline void open_record(void *ctx, struct rcl_state *st, struct 
 
 		if (f) {
 			struct dentry *dir = BPF_CORE_READ(f, f_path.dentry, d_parent);
-			struct kernfs_node *kn = BPF_CORE_READ(f, f_path.dentry, d_parent, d_fsdata);
+			/* kernfs keeps a directory's node in its inode's i_private. */
+			struct kernfs_node *kn = BPF_CORE_READ(dir, d_inode, i_private);
 
 			st->in_write = 1;
 			st->ev.flags |= RS_RECLAIM_F_WRITE;

@@ -97,6 +97,7 @@ void cli_perms(uint32_t flags, char out[5]);
 int cmd_features(int argc, char **argv);
 int cmd_gcm(int argc, char **argv);
 int cmd_btrfs(int argc, char **argv);
+int cmd_reclaim(int argc, char **argv);
 int cmd_maps(int argc, char **argv);
 int cmd_sym(int argc, char **argv);
 

@@ -11,6 +11,7 @@ static const char main_usage[] =
 	"  features   probe what the running kernel supports\n"
 	"  gcm        trace AES-GCM in OpenSSL, GnuTLS and libgcrypt (uprobes)\n"
 	"  btrfs      trace btrfs block-group reclaim and relocation; show thresholds\n"
+	"  reclaim    trace memory reclaim (memcg and global); profile swappiness\n"
 	"  maps       dump a process's mappings (PROCMAP_QUERY) with build IDs\n"
 	"  sym        symbolize addresses of a process\n"
 	"\n"
@@ -28,6 +29,7 @@ int main(int argc, char **argv)
 		{ "features", cmd_features },
 		{ "gcm", cmd_gcm },
 		{ "btrfs", cmd_btrfs },
+		{ "reclaim", cmd_reclaim },
 		{ "maps", cmd_maps },
 		{ "sym", cmd_sym },
 	};

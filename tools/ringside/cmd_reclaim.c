@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* ringside reclaim: memcg/global reclaim invocations, and the profiler. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "ringside/reclaim.h"
+
+static const char reclaim_usage[] =
+	"Usage: ringside reclaim [OPTIONS]\n"
+	"       ringside reclaim profile --cgroup PATH [PROFILE OPTIONS]\n"
+	"Trace memory reclaim: one record per invocation (a memory.reclaim or limit\n"
+	"write, memory.high, a charge over the limit, force_empty, global direct\n"
+	"reclaim, a kswapd run) with its target cgroup, the request and its\n"
+	"swappiness= argument, the swappiness in effect, pages scanned and reclaimed\n"
+	"split anon/file, the priority reached, duration and the write's result.\n"
+	"A summary per cgroup follows every --interval and the end.\n"
+	"\n"
+	"  -e, --events           print every invocation\n"
+	"      --cgroup PATH      only reclaim targeting this cgroup subtree\n"
+	"\n" CLI_COMMON_HELP
+	"\n"
+	"profile: drive reclaim on a cgroup for each swappiness setting; see\n"
+	"'ringside reclaim profile --help'.\n";
+
+#define PAGE 4096ULL
+#define MAX_ROWS 256
+
+struct cg_row {
+	uint64_t id;
+	char path[512];
+	uint64_t n, failures, reclaimed_anon, reclaimed_file, scanned_anon, scanned_file;
+	uint64_t ns;
+};
+
+struct reclaim_cli {
+	struct cli_opts o;
+	bool events;
+	struct ringside_session *s;
+	struct cg_row rows[MAX_ROWS];
+	unsigned int nr_rows;
+	double last_tick;
+};
+
+static struct cg_row *row_of(struct reclaim_cli *r, uint64_t id)
+{
+	for (unsigned int i = 0; i < r->nr_rows; i++)
+		if (r->rows[i].id == id)
+			return &r->rows[i];
+	if (r->nr_rows == MAX_ROWS)
+		return NULL;
+	r->rows[r->nr_rows] = (struct cg_row){ .id = id };
+	if (ringside_memcg_path(id, r->rows[r->nr_rows].path, sizeof(r->rows[0].path)))
+		snprintf(r->rows[r->nr_rows].path, sizeof(r->rows[0].path), "cgroup-id:%llu",
+			 (unsigned long long)id);
+	return &r->rows[r->nr_rows++];
+}
+
+static int on_event(void *ctx, const struct rs_event_hdr *hdr, size_t size)
+{
+	struct reclaim_cli *r = ctx;
+	const struct rs_reclaim_event *e = (const void *)hdr;
+	unsigned int trig;
+	struct cg_row *row;
+	uint64_t req_bytes = 0;
+	int req_sw = -1, sw_effect;
+	char req[RS_RECLAIM_REQ_LEN + 1] = "";
+	bool is_write = e->flags & RS_RECLAIM_F_WRITE;
+
+	if (hdr->type != RS_EV_RECLAIM || size < sizeof(*e))
+		return 0;
+	trig = ringside_reclaim_trigger(r->s, e);
+	row = row_of(r, e->target_cgroup_id);
+	if (is_write) {
+		memcpy(req, e->req, e->req_len < RS_RECLAIM_REQ_LEN ? e->req_len : RS_RECLAIM_REQ_LEN);
+		req[strcspn(req, "\n")] = '\0';
+		if (trig == RS_RECLAIM_TRIG_PROACTIVE)
+			ringside_reclaim_parse_request(req, strlen(req), &req_bytes, &req_sw);
+	}
+	sw_effect = req_sw >= 0 ? req_sw : ringside_memcg_swappiness(row && row->path[0] == '/' ?
+								      row->path : NULL);
+	if (row) {
+		row->n++;
+		row->failures += is_write && e->write_ret < 0;
+		row->reclaimed_anon += e->reclaimed_anon;
+		row->reclaimed_file += e->reclaimed_file;
+		row->scanned_anon += e->scanned_anon;
+		row->scanned_file += e->scanned_file;
+		row->ns += e->duration_ns;
+	}
+	if (!r->events)
+		return 0;
+	if (r->o.json) {
+		printf("{\"type\":\"reclaim\",\"ts_ns\":%llu,\"trigger\":\"%s\",\"pid\":%u,\"comm\":",
+		       (unsigned long long)hdr->ts_ns, ringside_reclaim_trigger_name(trig), hdr->tgid);
+		ringside_json_string(stdout, hdr->comm);
+		printf(",\"cgroup_id\":%llu,\"cgroup\":", (unsigned long long)e->target_cgroup_id);
+		ringside_json_string(stdout, row ? row->path : "");
+		printf(",\"task_cgroup_id\":%llu,\"global\":%s,\"swappiness\":%d,\"swappiness_from\":\"%s\"",
+		       (unsigned long long)e->task_cgroup_id,
+		       e->flags & RS_RECLAIM_F_GLOBAL ? "true" : "false", sw_effect,
+		       req_sw >= 0 ? "request" : "cgroup-or-vm");
+		if (is_write) {
+			fputs(",\"request\":", stdout);
+			ringside_json_string(stdout, req);
+			printf(",\"requested_bytes\":%llu,\"write_ret\":%lld",
+			       (unsigned long long)req_bytes, (long long)e->write_ret);
+		}
+		printf(",\"passes\":%u,\"priority\":%d,\"nr_reclaimed\":%llu,\"reclaimed_anon\":%llu,"
+		       "\"reclaimed_file\":%llu,\"scanned_anon\":%llu,\"scanned_file\":%llu,"
+		       "\"active_scanned_anon\":%llu,\"active_scanned_file\":%llu,\"duration_ns\":%llu}\n",
+		       e->passes, e->min_priority, (unsigned long long)e->nr_reclaimed,
+		       (unsigned long long)e->reclaimed_anon, (unsigned long long)e->reclaimed_file,
+		       (unsigned long long)e->scanned_anon, (unsigned long long)e->scanned_file,
+		       (unsigned long long)e->active_scanned_anon,
+		       (unsigned long long)e->active_scanned_file, (unsigned long long)e->duration_ns);
+		return 0;
+	}
+	printf("%-14s %-30s %7u %-15s sw %3d%s reclaimed %6llu anon %6llu file  scanned %6llu/%-6llu "
+	       "prio %2d %8.3f ms",
+	       ringside_reclaim_trigger_name(trig), row ? row->path : "?", hdr->tgid, hdr->comm,
+	       sw_effect, req_sw >= 0 ? "*" : " ", (unsigned long long)e->reclaimed_anon,
+	       (unsigned long long)e->reclaimed_file, (unsigned long long)e->scanned_anon,
+	       (unsigned long long)e->scanned_file, e->min_priority, e->duration_ns / 1e6);
+	if (is_write)
+		printf("  \"%s\" -> %lld", req, (long long)e->write_ret);
+	putchar('\n');
+	return 0;
+}
+
+static void summarize(struct reclaim_cli *r, double elapsed)
+{
+	double secs = elapsed - r->last_tick;
+
+	if (!r->o.json)
+		printf("\nreclaim over %.1f s: %u cgroups\n", secs, r->nr_rows);
+	for (unsigned int i = 0; i < r->nr_rows; i++) {
+		const struct cg_row *c = &r->rows[i];
+
+		if (!c->n)
+			continue;
+		if (r->o.json) {
+			printf("{\"type\":\"reclaim_summary\",\"interval_s\":%.3f,\"cgroup_id\":%llu,\"cgroup\":",
+			       secs, (unsigned long long)c->id);
+			ringside_json_string(stdout, c->path);
+			printf(",\"invocations\":%llu,\"failures\":%llu,\"reclaimed_anon\":%llu,"
+			       "\"reclaimed_file\":%llu,\"scanned_anon\":%llu,\"scanned_file\":%llu,"
+			       "\"time_ns\":%llu}\n",
+			       (unsigned long long)c->n, (unsigned long long)c->failures,
+			       (unsigned long long)c->reclaimed_anon, (unsigned long long)c->reclaimed_file,
+			       (unsigned long long)c->scanned_anon, (unsigned long long)c->scanned_file,
+			       (unsigned long long)c->ns);
+			continue;
+		}
+		printf("  %-40s %5llu calls %4llu failed  reclaimed %8.1f MiB anon %8.1f MiB file  "
+		       "scanned %llu/%llu pages  %.1f ms\n",
+		       c->path, (unsigned long long)c->n, (unsigned long long)c->failures,
+		       c->reclaimed_anon * PAGE / 1048576.0, c->reclaimed_file * PAGE / 1048576.0,
+		       (unsigned long long)c->scanned_anon, (unsigned long long)c->scanned_file,
+		       c->ns / 1e6);
+	}
+	for (unsigned int i = 0; i < r->nr_rows; i++) {
+		uint64_t id = r->rows[i].id;
+		char path[512];
+
+		memcpy(path, r->rows[i].path, sizeof(path));
+		r->rows[i] = (struct cg_row){ .id = id };
+		memcpy(r->rows[i].path, path, sizeof(path));
+	}
+	fflush(stdout);
+	r->last_tick = elapsed;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double start_s;
+
+static void tick(void *ctx, double elapsed)
+{
+	summarize(ctx, elapsed);
+}
+
+static void final_summary(void *ctx)
+{
+	summarize(ctx, mono_s() - start_s);
+}
+
+int cmd_reclaim_profile(int argc, char **argv);
+
+int cmd_reclaim(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "events", no_argument, NULL, 'e' },
+		CLI_COMMON_LONGOPTS,
+		{ 0 },
+	};
+	struct reclaim_cli r = { 0 };
+	struct ringside_session_opts so;
+	struct ringside_reclaim_opts ro = { .sz = sizeof(ro) };
+	struct cli_loop loop;
+	int opt, err, ret;
+
+	if (argc > 1 && !strcmp(argv[1], "profile"))
+		return cmd_reclaim_profile(argc - 1, argv + 1);
+	while ((opt = getopt_long(argc, argv, "e" CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'e': r.events = true; break;
+		case 'h': fputs(reclaim_usage, stdout); return 0;
+		default:
+			ret = cli_common_opt(opt, optarg, &r.o);
+			if (ret < 0)
+				return 2;
+			if (!ret) {
+				fputs(reclaim_usage, stderr);
+				return 2;
+			}
+		}
+	}
+	if (optind < argc) {
+		cli_err("unexpected argument '%s': see ringside reclaim --help", argv[optind]);
+		return 2;
+	}
+	if (cli_require_bpf())
+		return 1;
+	cli_setup_libbpf_print(r.o.verbose);
+	cli_session_opts(&r.o, &so);
+	so.on_event = on_event;
+	so.ctx = &r;
+	err = ringside_session_open(&so, &r.s);
+	if (err) {
+		if (err == -RINGSIDE_ERR_NOTCGROUP)
+			cli_err("%s is not a cgroup directory", r.o.cgroup);
+		else
+			cli_err("cannot start: %s", ringside_strerror(err));
+		return 1;
+	}
+	ret = 1;
+	err = ringside_session_enable_reclaim(r.s, &ro);
+	if (!err)
+		err = ringside_session_attach(r.s);
+	if (err) {
+		cli_fail(r.s, err, "reclaim");
+		goto out;
+	}
+	if (r.events && !r.o.json)
+		printf("%-14s %-30s %7s %-15s %-7s %s\n", "TRIGGER", "CGROUP", "PID", "COMM", "SWAPPY",
+		       "WHAT (pages; * = swappiness= from the request)");
+	fprintf(stderr, "ringside: tracing reclaim... Ctrl-C to end\n");
+	start_s = mono_s();
+	loop = (struct cli_loop){ .s = r.s, .o = &r.o, .tick = tick, .summary = final_summary,
+				  .ctx = &r };
+	ret = cli_run(&loop);
+out:
+	ringside_session_close(r.s);
+	return ret;
+}

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* ringside reclaim profile: reclaim outcomes against swappiness, as table, JSON, SVG. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ringside/reclaim.h"
+
+static const char profile_usage[] =
+	"Usage: ringside reclaim profile --cgroup PATH [OPTIONS]\n"
+	"Drive reclaim on a memory cgroup for each swappiness setting and report,\n"
+	"per setting: bytes requested vs reclaimed, anon vs file pages, time, failures.\n"
+	"cgroup v2: memory.reclaim with swappiness= (Linux 6.11+); v1: memory.swappiness\n"
+	"and a reclaim asked for by lowering memory.limit_in_bytes, then restoring it.\n"
+	"\n"
+	"      --cgroup PATH        the memory cgroup (required)\n"
+	"      --swappiness LIST    comma-separated settings, 0..200 (default 0,30,60,100,200)\n"
+	"      --amount SIZE        bytes to ask for per round, e.g. 64M (default 32M)\n"
+	"      --rounds N           rounds per setting (default 1)\n"
+	"      --workload SIZE      run a built-in workload in the cgroup: SIZE of anon\n"
+	"                           memory and page cache together, refilled every round\n"
+	"      --setup-zram SIZE    create a zram swap device for the profile (removed after)\n"
+	"      --svg FILE           write a chart: anon/file share and reclaimed bytes\n"
+	"      --json               one JSON object per round\n"
+	"  -h, --help\n";
+
+#define MAX_SETTINGS 32
+#define MAX_ROUNDS_TOTAL 512
+
+struct profile_cli {
+	bool json;
+	struct ringside_reclaim_profile_row rows[MAX_ROUNDS_TOTAL];
+	unsigned int nr_rows;
+};
+
+static volatile int profile_stop;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	profile_stop = 1;
+}
+
+static int on_row(void *ctx, const struct ringside_reclaim_profile_row *r)
+{
+	struct profile_cli *pc = ctx;
+
+	if (pc->nr_rows < MAX_ROUNDS_TOTAL)
+		pc->rows[pc->nr_rows++] = *r;
+	if (pc->json) {
+		printf("{\"type\":\"reclaim_profile\",\"swappiness\":%d,\"round\":%u,\"method\":\"%s\","
+		       "\"requested\":%llu,\"reclaimed\":%llu,\"anon_pages\":%llu,\"file_pages\":%llu,"
+		       "\"scanned_anon\":%llu,\"scanned_file\":%llu,\"seconds\":%.6f,\"error\":%d}\n",
+		       r->swappiness, r->round, r->method, (unsigned long long)r->requested,
+		       (unsigned long long)r->reclaimed, (unsigned long long)r->anon_pages,
+		       (unsigned long long)r->file_pages, (unsigned long long)r->scanned_anon,
+		       (unsigned long long)r->scanned_file, r->seconds, r->err);
+	} else {
+		double total = (double)(r->anon_pages + r->file_pages);
+
+		if (pc->nr_rows == 1)
+			printf("%-10s %5s %10s %10s %9s %9s %6s %9s  %s\n", "SWAPPINESS", "ROUND",
+			       "REQ(MiB)", "GOT(MiB)", "ANON(MiB)", "FILE(MiB)", "ANON%", "TIME(ms)",
+			       "RESULT");
+		printf("%-10d %5u %10.1f %10.1f %9.1f %9.1f %5.0f%% %9.2f  %s\n", r->swappiness, r->round,
+		       r->requested / 1048576.0, r->reclaimed / 1048576.0, r->anon_pages * 4096 / 1048576.0,
+		       r->file_pages * 4096 / 1048576.0, total ? 100.0 * r->anon_pages / total : 0.0,
+		       r->seconds * 1e3, r->err ? ringside_strerror(r->err) : "ok");
+	}
+	fflush(stdout);
+	return 0;
+}
+
+/* Bars per setting: anon share stacked under file share, reclaimed MiB on a line. */
+static int write_svg(const struct profile_cli *pc, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	const int w = 720, h = 360, left = 60, bottom = 300, top = 40, plot = bottom - top;
+	double max_mib = 1;
+	unsigned int n = pc->nr_rows;
+
+	if (!f)
+		return -errno;
+	for (unsigned int i = 0; i < n; i++)
+		if (pc->rows[i].reclaimed / 1048576.0 > max_mib)
+			max_mib = pc->rows[i].reclaimed / 1048576.0;
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		   "font-family=\"sans-serif\" font-size=\"12\">\n", w, h);
+	fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">Reclaim by swappiness: anon (red) vs "
+		   "file (blue) share of reclaimed pages; line: MiB reclaimed (max %.1f)</text>\n",
+		left, max_mib);
+	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", left, bottom,
+		w - 20, bottom);
+	fprintf(f, "<text x=\"10\" y=\"%d\">0%%</text><text x=\"10\" y=\"%d\">100%%</text>\n", bottom,
+		top + 4);
+	for (unsigned int i = 0; i < n; i++) {
+		const struct ringside_reclaim_profile_row *r = &pc->rows[i];
+		double slot = (double)(w - left - 20) / (n ? n : 1), x = left + i * slot + slot * 0.15;
+		double total = (double)(r->anon_pages + r->file_pages);
+		double anon_h = total ? plot * r->anon_pages / total : 0, file_h = total ? plot - anon_h : 0;
+
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#d62728\"/>\n",
+			x, bottom - anon_h, slot * 0.7, anon_h);
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#1f77b4\"/>\n",
+			x, bottom - anon_h - file_h, slot * 0.7, file_h);
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d%s</text>\n",
+			x + slot * 0.35, bottom + 16, r->swappiness, r->err ? " !" : "");
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"black\"><title>%.1f MiB</title></circle>\n",
+			x + slot * 0.35, bottom - plot * (r->reclaimed / 1048576.0) / max_mib,
+			r->reclaimed / 1048576.0);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\">swappiness (per round; ! = request failed)</text>\n",
+		left, bottom + 36);
+	fputs("</svg>\n", f);
+	return fclose(f) ? -errno : 0;
+}
+
+static int parse_list(const char *s, int *out, unsigned int *n)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+
+	*n = 0;
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v = strtol(tok, &end, 10);
+
+		if (*end || end == tok || v < 0 || v > 200 || *n == MAX_SETTINGS) {
+			free(copy);
+			return -EINVAL;
+		}
+		out[(*n)++] = (int)v;
+	}
+	free(copy);
+	return *n ? 0 : -EINVAL;
+}
+
+int cmd_reclaim_profile(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "cgroup", required_argument, NULL, 'c' },
+		{ "swappiness", required_argument, NULL, 's' },
+		{ "amount", required_argument, NULL, 'a' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "setup-zram", required_argument, NULL, 'z' },
+		{ "svg", required_argument, NULL, 'g' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	static int settings[MAX_SETTINGS] = { 0, 30, 60, 100, 200 };
+	struct ringside_reclaim_profile_opts po = { .sz = sizeof(po), .swappiness = settings,
+						    .nr_swappiness = 5, .amount = 32 << 20,
+						    .rounds = 1, .stop = &profile_stop };
+	struct profile_cli *pc = calloc(1, sizeof(*pc));
+	const char *svg = NULL;
+	char notes[2048], errmsg[512];
+	unsigned long long v;
+	struct sigaction sa = { .sa_handler = on_sigint };
+	int opt, err, ret = 2;
+
+	if (!pc)
+		return 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c': po.cgroup = optarg; break;
+		case 's':
+			if (parse_list(optarg, settings, &po.nr_swappiness)) {
+				cli_err("bad --swappiness '%s': comma-separated values in 0..200", optarg);
+				goto out;
+			}
+			break;
+		case 'a': case 'w': case 'z':
+			if (cli_parse_size(optarg, &v) || !v) {
+				cli_err("bad size '%s': a positive number with an optional K, M or G", optarg);
+				goto out;
+			}
+			if (opt == 'a')
+				po.amount = v;
+			else if (opt == 'w')
+				po.workload_bytes = v;
+			else
+				po.zram_bytes = v;
+			break;
+		case 'r':
+			po.rounds = (unsigned int)strtoul(optarg, NULL, 10);
+			if (!po.rounds || po.rounds * po.nr_swappiness > MAX_ROUNDS_TOTAL) {
+				cli_err("bad --rounds '%s'", optarg);
+				goto out;
+			}
+			break;
+		case 'g': svg = optarg; break;
+		case 'j': pc->json = true; break;
+		case 'h': fputs(profile_usage, stdout); ret = 0; goto out;
+		default: fputs(profile_usage, stderr); goto out;
+		}
+	}
+	if (!po.cgroup || optind < argc) {
+		cli_err("reclaim profile needs --cgroup PATH: see ringside reclaim profile --help");
+		goto out;
+	}
+	ret = 1;
+	if (cli_require_bpf())
+		goto out;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	err = ringside_reclaim_profile(&po, on_row, pc, notes, sizeof(notes), errmsg, sizeof(errmsg));
+	if (notes[0])
+		for (char *line = strtok(notes, "\n"); line; line = strtok(NULL, "\n"))
+			fprintf(stderr, "ringside: %s\n", line);
+	if (err == -EINTR) {
+		cli_err("interrupted: the workload, zram device and settings were cleaned up");
+		goto out;
+	}
+	if (err) {
+		cli_err("reclaim profile: %s", errmsg[0] ? errmsg : ringside_strerror(err));
+		goto out;
+	}
+	if (svg) {
+		err = write_svg(pc, svg);
+		if (err) {
+			cli_err("cannot write %s: %s", svg, strerror(-err));
+			goto out;
+		}
+		fprintf(stderr, "ringside: chart written to %s\n", svg);
+	}
+	ret = 0;
+out:
+	free(pc);
+	return ret;
+}
