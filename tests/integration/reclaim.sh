@@ -1,0 +1,142 @@
+#!/bin/bash
+# `ringside reclaim` and `ringside reclaim profile` on scratch memory cgroups
+# created under this test's own cgroup, and a zram swap device it creates.
+. "$(dirname "$0")/../lib.sh"
+need_root reclaim || exit 0
+
+own=$(awk -F: '$2 == "memory" {print $3}' /proc/self/cgroup)
+root=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ {print $2; exit}' /proc/mounts)
+if [ -z "$root" ]; then
+	own=$(awk -F: '$1 == "0" {print $3}' /proc/self/cgroup)
+	root=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+	grep -qw memory "$root$own/cgroup.controllers" 2>/dev/null ||
+		{ skip reclaim "no memory controller on v1 or v2 here"; exit 0; }
+	v2=1
+fi
+tmp=$(mktemp -d)
+cg=$root$own/ringside-reclaim-$$
+rs=
+zram_before=$(ls /sys/block | grep -c '^zram')
+swaps_before=$(wc -l </proc/swaps)
+cleanup() {
+	[ -n "$rs" ] && kill "$rs" 2>/dev/null
+	wait 2>/dev/null
+	if [ -d "$cg" ]; then
+		while read -r p; do kill -9 "$p" 2>/dev/null; done <"$cg/cgroup.procs"
+		sleep 0.2
+		rmdir "$cg" 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+wait_for() { for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
+mkdir "$cg" || { fail reclaim_scratch_cgroup "cannot create $cg"; exit 0; }
+[ -n "${v2:-}" ] && { skip reclaim_v1_paths "cgroup v2 host: the v1 limit tests do not apply"; exit 0; }
+
+stat_of() { awk -v k="$2" '$1 == k {print $2}' "$1/memory.stat"; }
+
+# 1. Live tracing: a charge over the limit, then a limit write, in the cgroup.
+echo 37 >"$cg/memory.swappiness"
+"$RINGSIDE" reclaim --events --json --cgroup "$cg" >"$tmp/live.json" 2>"$tmp/live.err" &
+rs=$!
+wait_for "$tmp/live.err" 'tracing reclaim' || fail reclaim_starts "$(cat "$tmp/live.err")"
+echo 64M >"$cg/memory.limit_in_bytes"
+# Page cache past the limit, charged to the cgroup.
+sh -c 'echo $$ >"$1/cgroup.procs"; dd if=/dev/zero of="$2" bs=1M count=150 status=none' sh "$cg" "$tmp/file"
+echo -1 >"$cg/memory.limit_in_bytes"
+sh -c 'echo $$ >"$1/cgroup.procs"; cat "$2" >/dev/null' sh "$cg" "$tmp/file"
+sleep 0.2
+cache0=$(stat_of "$cg" cache) rss0=$(stat_of "$cg" rss)
+echo 48M >"$cg/memory.limit_in_bytes"
+cache1=$(stat_of "$cg" cache) rss1=$(stat_of "$cg" rss)
+sleep 0.3
+kill -INT "$rs"; wait "$rs"; rs=
+python3 - "$tmp/live.json" "$cg" "$cache0" "$cache1" "$rss0" "$rss1" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+cg = sys.argv[2]
+cache0, cache1, rss0, rss1 = map(int, sys.argv[3:7])
+ev = [r for r in rows if r["type"] == "reclaim"]
+def check(name, cond, why):
+    print(("PASS %s" % name) if cond else ("FAIL %s: %s" % (name, why)))
+charge = [e for e in ev if e["trigger"] == "charge-limit"]
+check("reclaim_charge_limit_records", charge and all(e["cgroup"] == cg for e in charge),
+      "%d records, cgroups %s" % (len(charge), {e["cgroup"] for e in ev}))
+check("reclaim_swappiness_in_effect_from_cgroup", charge and all(e["swappiness"] == 37 for e in charge),
+      {e["swappiness"] for e in charge})
+check("reclaim_reclaimed_pages", charge and sum(e["nr_reclaimed"] for e in charge) > 0, "nothing reclaimed")
+w = [e for e in ev if e["trigger"] == "limit-write"]
+check("reclaim_limit_write_record", len(w) == 1 and w[0]["request"] == "48M" and w[0]["write_ret"] == 4
+      and w[0]["cgroup"] == cg, w)
+if w:
+    got_file, got_anon = w[0]["reclaimed_file"] * 4096, w[0]["reclaimed_anon"] * 4096
+    want_file, want_anon = cache0 - cache1, rss0 - rss1
+    # memory.stat moves by exactly what was reclaimed, give or take pages
+    # charged or freed meanwhile: 2% or 1 MiB.
+    tol = max(1 << 20, want_file // 50)
+    check("reclaim_file_pages_match_memory_stat", abs(got_file - want_file) <= tol,
+          "ringside %d bytes file, memory.stat cache dropped %d" % (got_file, want_file))
+    check("reclaim_anon_pages_match_memory_stat", abs(got_anon - max(want_anon, 0)) <= (1 << 20),
+          "ringside %d bytes anon, memory.stat rss dropped %d" % (got_anon, want_anon))
+s = [r for r in rows if r["type"] == "reclaim_summary" and r["cgroup"] == cg]
+check("reclaim_summary_per_cgroup", s and s[-1]["invocations"] == len(ev), s[-1:])
+PY
+echo -1 >"$cg/memory.limit_in_bytes"
+rm -f "$tmp/file"
+
+# 2. The profiler with a zram swap device: swappiness 200 takes more anon than 0.
+# 64 MiB anon + 64 MiB page cache, 80 MiB asked for: the file pages alone
+# cannot cover it, so the setting decides whether anon is taken.
+out=$("$RINGSIDE" reclaim profile --cgroup "$cg" --workload 128M --amount 80M --swappiness 0,200 \
+	--rounds 2 --setup-zram 256M --json --svg "$tmp/p.svg" 2>"$tmp/prof.err"); rc=$?
+echo "$out" >"$tmp/prof.json"
+python3 - "$rc" "$tmp/prof.json" <<'PY' 2>"$tmp/shift.err" && pass reclaim_profile_swappiness_shift ||
+import json, sys
+assert sys.argv[1] == "0", "exit status " + sys.argv[1]
+rows = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+assert len(rows) == 4, rows
+anon = {sw: sum(r["anon_pages"] for r in rows if r["swappiness"] == sw) for sw in (0, 200)}
+assert all(r["reclaimed"] > 0 for r in rows), rows
+assert anon[200] > 4 * anon[0] and anon[200] > 0, anon
+PY
+	fail reclaim_profile_swappiness_shift "$(tail -1 "$tmp/shift.err") $(cat "$tmp/prof.err")"
+python3 -c 'import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); assert len(d.getElementsByTagName("rect")) == 8' "$tmp/p.svg" &&
+	pass reclaim_profile_svg || fail reclaim_profile_svg "bad chart"
+grep -q "created /dev/zram" "$tmp/prof.err" && [ "$(ls /sys/block | grep -c '^zram')" = "$zram_before" ] &&
+	[ "$(wc -l </proc/swaps)" = "$swaps_before" ] && [ "$(wc -l <"$cg/cgroup.procs")" = 0 ] &&
+	pass reclaim_profile_cleans_up || fail reclaim_profile_cleans_up "zram/swap/workload left: $(cat /proc/swaps)"
+"$RINGSIDE" reclaim profile --cgroup "$cg" --workload 64M --amount 8M --swappiness 60 2>&1 |
+	grep -q "no swap: anonymous memory cannot be reclaimed" && pass reclaim_profile_says_no_swap ||
+	fail reclaim_profile_says_no_swap "no warning without swap"
+
+# 3. SIGINT mid-profile: everything it made is gone.
+"$RINGSIDE" reclaim profile --cgroup "$cg" --workload 256M --amount 64M --swappiness 0,50,100,150,200 \
+	--rounds 100 --setup-zram 256M >/dev/null 2>"$tmp/int.err" &
+rs=$!
+wait_for "$tmp/int.err" 'workload PID'
+sleep 0.3
+kill -INT "$rs"; wait "$rs"; rc=$?; rs=
+[ "$rc" = 1 ] && grep -q "interrupted" "$tmp/int.err" && [ "$(ls /sys/block | grep -c '^zram')" = "$zram_before" ] &&
+	[ "$(wc -l <"$cg/cgroup.procs")" = 0 ] && pass reclaim_profile_sigint_cleanup ||
+	fail reclaim_profile_sigint_cleanup "rc=$rc $(tail -2 "$tmp/int.err")"
+
+# 4. Bad input: one line, non-zero exit.
+expect_error() {	# name, regex, args...
+	local name=$1 msg=$2; shift 2
+	local out rc
+	out=$("$RINGSIDE" reclaim "$@" 2>&1); rc=$?
+	[ "$rc" != 0 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -qE "$msg" <<<"$out" && pass "$name" ||
+		fail "$name" "rc=$rc: $out"
+}
+expect_error reclaim_error_not_cgroup "not a cgroup directory" profile --cgroup "$tmp"
+nomem=$(awk '$3 == "cgroup" && $4 ~ /(^|,)pids(,|$)/ {print $2; exit}' /proc/mounts)
+[ -n "$nomem" ] && expect_error reclaim_error_no_memcg "has no memory controller" profile --cgroup "$nomem"
+expect_error reclaim_error_swappiness_range "outside 0..200|comma-separated values in 0..200" profile --cgroup "$cg" --swappiness 0,300
+expect_error reclaim_error_bad_size "bad size '12Q'" profile --cgroup "$cg" --amount 12Q
+expect_error reclaim_error_trace_not_cgroup "not a cgroup directory" --cgroup "$tmp" -d 1
+if command -v setpriv >/dev/null; then
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$RINGSIDE" reclaim profile --cgroup "$cg" 2>&1); rc=$?
+	[ "$rc" = 1 ] && grep -q "not permitted\|CAP_" <<<"$out" && pass reclaim_error_no_permission ||
+		fail reclaim_error_no_permission "rc=$rc $out"
+fi
+[ "$(our_bpf_progs)" = 0 ] && pass reclaim_nothing_left_attached || fail reclaim_nothing_left_attached "$(our_bpf_progs)"
