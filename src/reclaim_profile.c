@@ -211,9 +211,17 @@ static int worker_refill(struct profile *p)
 {
 	char ack;
 
+	ssize_t n;
+
 	if (p->worker <= 0)
 		return 0;
-	if (write(p->to_worker, "r", 1) != 1 || read(p->from_worker, &ack, 1) != 1)
+	if (write(p->to_worker, "r", 1) != 1)
+		return fail(p, -ECHILD, "the workload died (killed by the OOM killer? raise the limit)");
+	/* A signal (the user's Ctrl-C) may cut the wait short. */
+	while ((n = read(p->from_worker, &ack, 1)) < 0 && errno == EINTR)
+		if (p->o->stop && *p->o->stop)
+			return -EINTR;
+	if (n != 1)
 		return fail(p, -ECHILD, "the workload died (killed by the OOM killer? raise the limit)");
 	return 0;
 }

@@ -19,10 +19,12 @@ pid=$!
 wl=
 bt=
 btdir=
+rcg=
 cleanup() {
 	kill $pid $wl $bt 2>/dev/null
 	wait 2>/dev/null
 	rm -f "$tmp" "$tmp.wl" "$tmp.rs"
+	[ -n "$rcg" ] && [ -d "$rcg" ] && rmdir "$rcg" 2>/dev/null
 	if [ -n "$btdir" ]; then
 		mountpoint -q "$btdir/mnt" && umount "$btdir/mnt"
 		rm -rf "$btdir"
@@ -91,4 +93,23 @@ if command -v mkfs.btrfs >/dev/null && grep -qw btrfs /proc/filesystems; then
 	echo "   (the kernel's own value: $(cat "$alloc/data/bg_reclaim_threshold")%)"
 else
 	echo "   skipped: no mkfs.btrfs or no btrfs in this kernel"
+fi
+
+echo
+echo "== ringside reclaim profile: a scratch memory cgroup with a built-in workload"
+echo "   (64 MiB anon + 64 MiB page cache); 80 MiB asked for at each swappiness, with a"
+echo "   temporary zram swap device so anon can go"
+own=$(awk -F: '$2 == "memory" {print $3}' /proc/self/cgroup)
+mroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ {print $2; exit}' /proc/mounts)
+if [ -z "$mroot" ]; then
+	own=$(awk -F: '$1 == "0" {print $3}' /proc/self/cgroup)
+	mroot=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+fi
+rcg=$mroot$own/ringside-demo-$$
+if mkdir "$rcg" 2>/dev/null; then
+	"$R" reclaim profile --cgroup "$rcg" --workload 128M --amount 80M --swappiness 0,60,100,200 \
+		--setup-zram 256M --svg "${TMPDIR:-/tmp}/ringside-reclaim-profile.svg"
+	rmdir "$rcg"
+else
+	echo "   skipped: cannot create a memory cgroup under $mroot$own"
 fi
