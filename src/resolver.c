@@ -48,7 +48,11 @@ struct proc_entry {
 	pid_t pid;
 	uint64_t start_time;
 	struct ringside_procmaps *pm;
-	struct cached_vma *vmas;	/* sorted by start, non-overlapping */
+	/*
+	 * Sorted by start, non-overlapping. Entries are allocated one by one so
+	 * a pointer handed out stays valid while later VMAs are inserted.
+	 */
+	struct cached_vma **vmas;
 	size_t nvmas, cap;
 	uint64_t loaded_ms;
 	uint64_t last_use;
@@ -100,8 +104,10 @@ int ringside_resolver_new(const struct ringside_resolver_opts *opts, struct ring
 
 static void drop_vmas(struct proc_entry *p)
 {
-	for (size_t i = 0; i < p->nvmas; i++)
-		free((char *)p->vmas[i].m.name);
+	for (size_t i = 0; i < p->nvmas; i++) {
+		free((char *)p->vmas[i]->m.name);
+		free(p->vmas[i]);
+	}
 	p->nvmas = 0;
 }
 
@@ -126,52 +132,78 @@ void ringside_resolver_free(struct ringside_resolver *r)
 	free(r);
 }
 
+/*
+ * Is this the process the entry was made for? An open /proc/PID/maps handle
+ * stays bound to its process's memory: once that process exits or exec's,
+ * the handle's queries fail with ESRCH, even if the PID now names another
+ * process. One query (about a microsecond) replaces re-reading
+ * /proc/PID/stat (about six); text mode, with no query, still reads it.
+ */
+static bool same_process(struct proc_entry *p, int *err)
+{
+	uint64_t start;
+
+	if (ringside_procmaps_uses_ioctl(p->pm)) {
+		struct ringside_vma *v = malloc(sizeof(*v));
+		int qerr;
+
+		if (!v) {
+			*err = -ENOMEM;
+			return false;
+		}
+		qerr = ringside_procmaps_query(p->pm, 0, RINGSIDE_QUERY_COVERING_OR_NEXT, v);
+		free(v);
+		return qerr != -ESRCH;
+	}
+	*err = rs_proc_start_time(p->pid, &start);
+	return !*err && start == p->start_time;
+}
+
 static struct proc_entry *proc_get(struct ringside_resolver *r, pid_t pid, int *err)
 {
 	struct proc_entry *p = NULL, *victim = NULL;
-	uint64_t start;
 
-	*err = rs_proc_start_time(pid, &start);
-	if (*err)
-		return NULL;
+	*err = 0;
 	for (unsigned int i = 0; i < r->nprocs; i++) {
 		if (r->procs[i].pid == pid) {
 			p = &r->procs[i];
 			break;
 		}
 	}
-	if (p && p->start_time != start) {
-		/* The PID was reused: nothing of the old process may leak through. */
-		proc_clear(p);
-		r->st.proc_reloads++;
-	} else if (p) {
+	if (p && same_process(p, err)) {
 		p->last_use = ++r->clock;
 		return p;
 	}
-	if (!p) {
-		if (r->nprocs < r->opts.max_procs) {
-			p = &r->procs[r->nprocs++];
-		} else {
-			for (unsigned int i = 0; i < r->nprocs; i++)
-				if (!victim || r->procs[i].last_use < victim->last_use)
-					victim = &r->procs[i];
-			proc_clear(victim);
-			p = victim;
-		}
+	if (p) {
+		/* Exited, exec'd, or the PID was reused: nothing old may leak through. */
+		proc_clear(p);
+		r->st.proc_reloads++;
+	} else if (r->nprocs < r->opts.max_procs) {
+		p = &r->procs[r->nprocs++];
+	} else {
+		for (unsigned int i = 0; i < r->nprocs; i++)
+			if (!victim || r->procs[i].last_use < victim->last_use)
+				victim = &r->procs[i];
+		proc_clear(victim);
+		p = victim;
 	}
 	*err = ringside_procmaps_open(pid, r->opts.mode, &p->pm);
+	if (!*err && !ringside_procmaps_uses_ioctl(p->pm))
+		*err = rs_proc_start_time(pid, &p->start_time);
 	if (*err) {
+		ringside_procmaps_close(p->pm);
 		memset(p, 0, sizeof(*p));
+		/* Keep the table dense: a failed open leaves no hole. */
+		if (p == &r->procs[r->nprocs - 1])
+			r->nprocs--;
 		return NULL;
 	}
 	p->pid = pid;
-	p->start_time = start;
 	p->loaded_ms = now_ms();
 	p->last_use = ++r->clock;
 	return p;
 }
 
-/* Index of the first cached VMA starting above addr. */
 static size_t vma_upper(const struct proc_entry *p, uint64_t addr)
 {
 	size_t lo = 0, hi = p->nvmas;
@@ -179,7 +211,7 @@ static size_t vma_upper(const struct proc_entry *p, uint64_t addr)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (p->vmas[mid].m.start <= addr)
+		if (p->vmas[mid]->m.start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -191,8 +223,8 @@ static struct cached_vma *vma_lookup(struct proc_entry *p, uint64_t addr)
 {
 	size_t i = vma_upper(p, addr);
 
-	if (i && addr < p->vmas[i - 1].m.end)
-		return &p->vmas[i - 1];
+	if (i && addr < p->vmas[i - 1]->m.end)
+		return p->vmas[i - 1];
 	return NULL;
 }
 
@@ -206,14 +238,14 @@ static struct cached_vma *vma_insert(struct proc_entry *p, const struct ringside
 		return NULL;
 	pos = vma_upper(p, v->start);
 	/* Already cached (a covering-or-next answer we had): keep the one we have. */
-	if (pos && p->vmas[pos - 1].m.start == v->start) {
+	if (pos && p->vmas[pos - 1]->m.start == v->start) {
 		free(name);
-		return &p->vmas[pos - 1];
+		return p->vmas[pos - 1];
 	}
 
 	if (p->nvmas == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 32;
-		struct cached_vma *n = realloc(p->vmas, cap * sizeof(*n));
+		struct cached_vma **n = realloc(p->vmas, cap * sizeof(*n));
 
 		if (!n) {
 			free(name);
@@ -222,9 +254,13 @@ static struct cached_vma *vma_insert(struct proc_entry *p, const struct ringside
 		p->vmas = n;
 		p->cap = cap;
 	}
+	cv = calloc(1, sizeof(*cv));
+	if (!cv) {
+		free(name);
+		return NULL;
+	}
 	memmove(&p->vmas[pos + 1], &p->vmas[pos], (p->nvmas - pos) * sizeof(*p->vmas));
-	cv = &p->vmas[pos];
-	memset(cv, 0, sizeof(*cv));
+	p->vmas[pos] = cv;
 	cv->m.start = v->start;
 	cv->m.end = v->end;
 	cv->m.offset = v->offset;
@@ -259,9 +295,9 @@ static struct file_entry *file_slot(struct ringside_resolver *r)
 	/* Cached VMAs point at file entries: they re-resolve after eviction. */
 	for (unsigned int i = 0; i < r->nprocs; i++)
 		for (size_t j = 0; j < r->procs[i].nvmas; j++)
-			if (r->procs[i].vmas[j].file == victim) {
-				r->procs[i].vmas[j].file = NULL;
-				r->procs[i].vmas[j].file_tried = false;
+			if (r->procs[i].vmas[j]->file == victim) {
+				r->procs[i].vmas[j]->file = NULL;
+				r->procs[i].vmas[j]->file_tried = false;
 			}
 	rs_symtab_free(victim->st);
 	memset(victim, 0, sizeof(*victim));
@@ -481,59 +517,92 @@ int ringside_resolve(struct ringside_resolver *r, pid_t pid, uint64_t addr, stru
 int ringside_normalize(struct ringside_resolver *r, pid_t pid, const uint64_t *addrs, size_t n,
 		       uint64_t *file_offset, const struct ringside_mapping **mapping)
 {
-	struct ringside_sym scratch;
-	struct proc_entry *p;
-	uint64_t lo = 1, hi = 0;	/* last range known to be cached */
-	size_t cur = 0;
-	int err, mapped = 0;
+	struct proc_entry *p = r->last;
+	const struct cached_vma *cv = NULL;
+	struct ringside_vma *v = NULL;
+	uint64_t now = now_ms();
+	int err = 0, mapped = 0, restarted = 0;
 
-	/* Pass 1: get every VMA the addresses touch into the cache. */
-	for (size_t i = 0; i < n; i++) {
-		const struct cached_vma *cv;
-
-		if (addrs[i] >= lo && addrs[i] < hi)
-			continue;
-		p = r->last;
-		cv = p && p->pid == pid ? vma_lookup(p, addrs[i]) : NULL;
-		if (!cv) {
-			err = resolve_one(r, pid, addrs[i], &scratch, false);
-			if (err && err != -ENOENT)
-				return err;
-			p = r->last;
-			cv = err ? NULL : vma_lookup(p, addrs[i]);
-		}
-		if (cv) {
-			lo = cv->m.start;
-			hi = cv->m.end;
-		}
+	/* The cache is checked and aged once: entries handed out below must stay. */
+	if (!p || p->pid != pid || now - p->loaded_ms > r->opts.vma_ttl_ms) {
+		p = proc_get(r, pid, &err);
+		if (!p)
+			return err;
+		r->last = p;
 	}
-	p = r->last;
-	if (!p || p->pid != pid)
-		return -ESRCH;
+	if (now - p->loaded_ms > r->opts.vma_ttl_ms) {
+		drop_vmas(p);
+		p->loaded_ms = now;
+	}
 	/*
-	 * Pass 2: no more inserts, so entries stay put. Sorted input walks a
-	 * cursor forward; anything else falls back to a binary search.
+	 * One pass: sorted input stays in the current VMA most of the time;
+	 * otherwise the cache, then the kernel, is asked. Cached entries never
+	 * move, so mapping[] can point at them as soon as they are found.
 	 */
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a = addrs[i];
-		const struct cached_vma *cv = NULL;
 
-		while (cur < p->nvmas && p->vmas[cur].m.end <= a)
-			cur++;
-		if (cur < p->nvmas && p->vmas[cur].m.start <= a)
-			cv = &p->vmas[cur];
-		else if (cur == p->nvmas || (cur && a < p->vmas[cur - 1].m.end))
-			cv = vma_lookup(p, a), cur = 0;
+		if (!cv || a < cv->m.start || a >= cv->m.end) {
+			cv = vma_lookup(p, a);
+			if (!cv) {
+				uint64_t reloads = r->st.proc_reloads;
+
+				if (!v && !(v = malloc(sizeof(*v)))) {
+					err = -ENOMEM;
+					break;
+				}
+				err = query_vma(r, p, a, v);
+				/* It exec'd meanwhile: what mapping[] holds so far is gone. */
+				if (r->st.proc_reloads != reloads && i) {
+					if (restarted++) {
+						err = -EAGAIN;
+						break;
+					}
+					i = (size_t)-1;
+					mapped = 0;
+					cv = NULL;
+					continue;
+				}
+				if (err == -ENOENT) {
+					err = 0;
+				} else if (err) {
+					break;
+				} else {
+					cv = vma_insert(p, v);
+					if (!cv) {
+						err = -ENOMEM;
+						break;
+					}
+				}
+				if (cv && (a < cv->m.start || a >= cv->m.end))
+					cv = NULL;	/* a gap: the next VMA got cached */
+			}
+		}
 		if (cv) {
-			file_offset[i] = a - cv->m.start + cv->m.offset;
-			mapping[i] = &cv->m;
-			mapped++;
+			/*
+			 * The run of addresses inside this VMA, with its bounds in
+			 * locals: the stores below could alias cv for the compiler.
+			 */
+			const struct ringside_mapping *m = &cv->m;
+			uint64_t start = m->start, end = m->end, delta = m->offset - m->start;
+			size_t j = i;
+
+			while (j < n && addrs[j] >= start && addrs[j] < end) {
+				file_offset[j] = addrs[j] + delta;
+				mapping[j] = m;
+				j++;
+			}
+			mapped += (int)(j - i);
+			i = j - 1;
 		} else {
 			file_offset[i] = 0;
 			mapping[i] = NULL;
 		}
 	}
-	return mapped;
+	free(v);
+	if (err == -ESRCH)
+		ringside_resolver_forget(r, pid);
+	return err ? err : mapped;
 }
 
 void ringside_resolver_forget(struct ringside_resolver *r, pid_t pid)
