@@ -25,6 +25,9 @@ struct rcl_state {
 	__u8 in_pass;		/* between begin and end */
 	__u8 open;		/* a record is being built */
 	__u8 in_write;		/* the record waits for the write to return */
+	__u8 entry_valid;	/* fentry saw the call the next begin belongs to */
+	__s32 entry_swappiness;
+	__u64 entry_memcg;
 	__u64 start_ns;
 };
 
@@ -171,6 +174,12 @@ static __always_inline int begin(void *ctx, bool global)
 		return 0;
 	st->in_pass = 1;
 	st->ev.passes++;
+	if (st->entry_valid && !global) {
+		st->ev.flags |= RS_RECLAIM_F_FENTRY;
+		st->ev.reclaim_memcg_id = st->entry_memcg;
+		st->ev.swappiness_arg = st->entry_swappiness;
+	}
+	st->entry_valid = 0;
 	return 0;
 }
 
@@ -306,5 +315,28 @@ int reclaim_write_exit(struct trace_event_raw_sys_exit *args)
 	st->ev.write_ret = args->ret;
 	st->in_write = 0;
 	emit(st);
+	return 0;
+}
+
+/*
+ * Where the kernel allows fentry (and its BTF has the 6.11+ signature): the
+ * memcg really reclaimed from and the swappiness argument, straight from the
+ * call. The loader drops this program when it does not load.
+ */
+SEC("fentry/try_to_free_mem_cgroup_pages")
+int BPF_PROG(reclaim_fentry_tfmcp, struct mem_cgroup *memcg, unsigned long nr_pages, gfp_t gfp,
+	     unsigned int options, int *swappiness)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct rcl_state *st = bpf_task_storage_get(&rcl_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	int sw = -1;
+
+	if (!st)
+		return 0;
+	if (swappiness)
+		bpf_probe_read_kernel(&sw, sizeof(sw), swappiness);
+	st->entry_swappiness = sw;
+	st->entry_memcg = BPF_CORE_READ(memcg, css.cgroup, kn, id);
+	st->entry_valid = 1;
 	return 0;
 }

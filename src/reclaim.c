@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "session_int.h"
 #include "cgroup.h"
@@ -19,6 +20,7 @@
 struct rs_reclaim {
 	struct reclaim_bpf *skel;
 	struct rs_ksyms *ksyms;
+	bool without_fentry;
 };
 
 /* Most telling first: a write explains the charge path below it. */
@@ -43,6 +45,7 @@ static int reclaim_load(struct rs_collector *c)
 	r->skel = reclaim_bpf__open();
 	if (!r->skel)
 		return rs_fail(c->s, -errno, "reclaim: cannot open BPF object");
+	bpf_program__set_autoload(r->skel->progs.reclaim_fentry_tfmcp, !r->without_fentry);
 	c->obj = r->skel->obj;
 	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&r->skel->rodata->rs_filter);
 	if (err)
@@ -65,6 +68,22 @@ static int reclaim_load(struct rs_collector *c)
 			r->skel->rodata->memcg_ssid = -1;
 	}
 	err = reclaim_bpf__load(r->skel);
+	if (err && !r->without_fentry) {
+		/* Probe, then fall back: the tracepoints alone, without fentry. */
+		int fentry_err = err;
+
+		reclaim_bpf__destroy(r->skel);
+		r->skel = NULL;
+		c->obj = NULL;
+		r->without_fentry = true;
+		err = reclaim_load(c);
+		if (!err)
+			rs_note(c->s, "reclaim: fentry on try_to_free_mem_cgroup_pages refused (%s%s): "
+				"the reclaimed memcg is the charging task's, swappiness= comes from "
+				"the request text", strerror(-fentry_err),
+				fentry_err == -EPERM && !geteuid() ? " although root" : "");
+		return err;
+	}
 	if (err)
 		return rs_load_failed(c, err);
 	return 0;
@@ -77,7 +96,11 @@ static int reclaim_attach(struct rs_collector *c)
 	int err;
 
 	bpf_object__for_each_program(p, r->skel->obj) {
-		struct bpf_link *link = bpf_program__attach(p);
+		struct bpf_link *link;
+
+		if (!bpf_program__autoload(p))
+			continue;
+		link = bpf_program__attach(p);
 
 		if (!link) {
 			err = -errno;

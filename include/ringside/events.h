@@ -108,6 +108,7 @@ enum rs_reclaim_trigger {
 /* Flags in rs_reclaim_event.flags. */
 #define RS_RECLAIM_F_WRITE	0x01	/* ran inside a write(2): req/write_ret are valid */
 #define RS_RECLAIM_F_GLOBAL	0x02	/* not memcg reclaim: direct or kswapd */
+#define RS_RECLAIM_F_FENTRY	0x04	/* reclaim_memcg_id and swappiness_arg are valid */
 
 struct rs_reclaim_event {
 	struct rs_event_hdr hdr;
@@ -127,6 +128,14 @@ struct rs_reclaim_event {
 	__u32 req_len;
 	char req[RS_RECLAIM_REQ_LEN];	/* the written text, e.g. "64M swappiness=60" */
 	__u64 kstack[RS_RECLAIM_MAX_KSTACK];
+	/*
+	 * From fentry on try_to_free_mem_cgroup_pages where the kernel allows it
+	 * (RS_RECLAIM_F_FENTRY): the memcg actually reclaimed from (an over-limit
+	 * ancestor for charge reclaim) and the swappiness argument (-1: none).
+	 */
+	__u64 reclaim_memcg_id;
+	__s32 swappiness_arg;
+	__u32 reserved;
 };
 
 /* ---- RS_EV_BTRFS_BG ---------------------------------------------------- */

@@ -80,6 +80,8 @@ static int on_event(void *ctx, const struct rs_event_hdr *hdr, size_t size)
 		if (trig == RS_RECLAIM_TRIG_PROACTIVE)
 			ringside_reclaim_parse_request(req, strlen(req), &req_bytes, &req_sw);
 	}
+	if (req_sw < 0 && (e->flags & RS_RECLAIM_F_FENTRY) && e->swappiness_arg >= 0)
+		req_sw = e->swappiness_arg;	/* the kernel's own argument */
 	sw_effect = req_sw >= 0 ? req_sw : ringside_memcg_swappiness(row && row->path[0] == '/' ?
 								      row->path : NULL);
 	if (row) {
@@ -109,6 +111,9 @@ static int on_event(void *ctx, const struct rs_event_hdr *hdr, size_t size)
 			printf(",\"requested_bytes\":%llu,\"write_ret\":%lld",
 			       (unsigned long long)req_bytes, (long long)e->write_ret);
 		}
+		if (e->flags & RS_RECLAIM_F_FENTRY)
+			printf(",\"reclaim_memcg_id\":%llu,\"swappiness_arg\":%d",
+			       (unsigned long long)e->reclaim_memcg_id, e->swappiness_arg);
 		printf(",\"passes\":%u,\"priority\":%d,\"nr_reclaimed\":%llu,\"reclaimed_anon\":%llu,"
 		       "\"reclaimed_file\":%llu,\"scanned_anon\":%llu,\"scanned_file\":%llu,"
 		       "\"active_scanned_anon\":%llu,\"active_scanned_file\":%llu,\"duration_ns\":%llu}\n",
@@ -251,6 +256,8 @@ int cmd_reclaim(int argc, char **argv)
 		cli_fail(r.s, err, "reclaim");
 		goto out;
 	}
+	if (!r.o.json || r.o.verbose)
+		fprintf(stderr, "%s", ringside_session_notes(r.s));
 	if (r.events && !r.o.json)
 		printf("%-14s %-30s %7s %-15s %-7s %s\n", "TRIGGER", "CGROUP", "PID", "COMM", "SWAPPY",
 		       "WHAT (pages; * = swappiness= from the request)");
