@@ -82,6 +82,20 @@ s = [r for r in rows if r["type"] == "reclaim_summary" and r["cgroup"] == cg]
 check("reclaim_summary_per_cgroup", s and s[-1]["invocations"] == len(ev), s[-1:])
 PY
 echo -1 >"$cg/memory.limit_in_bytes"
+
+# force_empty (v1): the write reclaims everything; its record says so.
+"$RINGSIDE" reclaim --events --json --cgroup "$cg" >"$tmp/fe.json" 2>"$tmp/fe.err" &
+rs=$!
+wait_for "$tmp/fe.err" 'tracing reclaim'
+echo 0 >"$cg/memory.force_empty"
+sleep 0.3
+kill -INT "$rs"; wait "$rs"; rs=
+python3 - "$tmp/fe.json" <<'PY' && pass reclaim_force_empty_record || fail reclaim_force_empty_record "$(head -2 "$tmp/fe.json")"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+fe = [e for e in ev if e["type"] == "reclaim" and e["trigger"] == "force_empty"]
+assert fe and fe[0]["request"] == "0" and fe[0]["write_ret"] == 2 and sum(e["nr_reclaimed"] for e in fe) > 0, ev[:2]
+PY
 rm -f "$tmp/file"
 
 # 2. The profiler with a zram swap device: swappiness 200 takes more anon than 0.
