@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
 
 #include "session_int.h"
 #include "gcm_libs.h"
@@ -13,6 +16,27 @@ struct rs_gcm {
 	struct gcm_libset set;
 	struct gcm_bpf *skel;
 	bool stacks;
+	bool classic;		/* perf-event uprobes: the kernel lacks uprobe_multi */
+};
+
+/* From the kernel's UAPI (6.6+); Debian 12's headers predate it. */
+#define RS_BPF_TRACE_UPROBE_MULTI 48
+#define RS_BPF_F_UPROBE_MULTI_RETURN 1
+
+/* BPF_LINK_CREATE's uprobe_multi layout (union bpf_attr, link_create). */
+struct rs_link_create_uprobe_multi {
+	__u32 prog_fd;
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 flags;
+	__u64 path;
+	__u64 offsets;
+	__u64 ref_ctr_offsets;
+	__u64 cookies;
+	__u32 cnt;
+	__u32 um_flags;
+	__u32 pid;
+	__u32 pad;
 };
 
 static int gcm_load(struct rs_collector *c)
@@ -41,8 +65,18 @@ static int gcm_load(struct rs_collector *c)
 			       (spec->ret_prog && !strcmp(spec->ret_prog, name));
 		}
 		bpf_program__set_autoload(p, used);
+		if (!g->classic)
+			bpf_program__set_expected_attach_type(p, RS_BPF_TRACE_UPROBE_MULTI);
 	}
 	err = gcm_bpf__load(g->skel);
+	if (err && !g->classic) {
+		/* No uprobe_multi (Linux < 6.6): one perf-event uprobe per probe point. */
+		gcm_bpf__destroy(g->skel);
+		g->skel = NULL;
+		c->obj = NULL;
+		g->classic = true;
+		return gcm_load(c);
+	}
 	if (err)
 		return rs_load_failed(c, err);
 	return 0;
@@ -70,11 +104,77 @@ static int attach_one(struct rs_collector *c, const struct gcm_probe *probe, con
 	return rs_collector_keep_link(c, link);
 }
 
+/* A program is an entry or a return probe wherever it is used. */
+static bool is_return_prog(const struct gcm_libset *set, const char *name)
+{
+	for (unsigned int i = 0; i < set->nr_probes; i++)
+		if (set->probes[i].spec->ret_prog && !strcmp(set->probes[i].spec->ret_prog, name))
+			return true;
+	return false;
+}
+
+/* One uprobe_multi link: every probe point of one program in one library. */
+static int attach_multi(struct rs_collector *c, const char *prog_name, unsigned int lib_id, bool ret)
+{
+	struct rs_gcm *g = c->priv;
+	struct bpf_program *prog = bpf_object__find_program_by_name(g->skel->obj, prog_name);
+	struct rs_link_create_uprobe_multi attr;
+	uint64_t offsets[32], cookies[32];
+	unsigned int n = 0;
+	int fd;
+
+	if (!prog)
+		return rs_fail(c->s, -ENOENT, "gcm: no BPF program %s", prog_name);
+	for (unsigned int i = 0; i < g->set.nr_probes && n < 32; i++) {
+		const struct gcm_probe *p = &g->set.probes[i];
+		const char *want = ret ? p->spec->ret_prog : p->spec->entry_prog;
+
+		if (p->lib_id == lib_id && want && !strcmp(want, prog_name)) {
+			offsets[n] = p->file_off;
+			cookies[n++] = lib_id;
+		}
+	}
+	if (!n)
+		return 0;
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_fd = (__u32)bpf_program__fd(prog);
+	attr.attach_type = RS_BPF_TRACE_UPROBE_MULTI;
+	attr.path = (uint64_t)(uintptr_t)g->set.libs[lib_id].path;
+	attr.offsets = (uint64_t)(uintptr_t)offsets;
+	attr.cookies = (uint64_t)(uintptr_t)cookies;
+	attr.cnt = n;
+	attr.um_flags = ret ? RS_BPF_F_UPROBE_MULTI_RETURN : 0;
+	attr.pid = c->s->filter.tgid;
+	fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	if (fd < 0) {
+		int err = -errno;
+
+		return rs_fail(c->s, err, "gcm: %sprobes of %s in %s failed: %s", ret ? "return " : "",
+			       prog_name, g->set.libs[lib_id].path, ringside_strerror(err));
+	}
+	return rs_collector_keep_link_fd(c, fd);
+}
+
 static int gcm_attach(struct rs_collector *c)
 {
 	struct rs_gcm *g = c->priv;
 	int err;
 
+	if (!g->classic) {
+		struct bpf_program *p;
+
+		bpf_object__for_each_program(p, g->skel->obj) {
+			if (!bpf_program__autoload(p))
+				continue;
+			for (unsigned int lib = 0; lib < g->set.nr_libs; lib++) {
+				err = attach_multi(c, bpf_program__name(p), lib,
+						   is_return_prog(&g->set, bpf_program__name(p)));
+				if (err)
+					return err;
+			}
+		}
+		goto notes;
+	}
 	for (unsigned int i = 0; i < g->set.nr_probes; i++) {
 		const struct gcm_probe *p = &g->set.probes[i];
 
@@ -84,6 +184,7 @@ static int gcm_attach(struct rs_collector *c)
 		if (err)
 			return err;
 	}
+notes:
 	for (unsigned int i = 0; i < g->set.nr_libs; i++) {
 		const struct ringside_gcm_lib *lib = &g->set.libs[i];
 

@@ -33,6 +33,8 @@ struct rs_collector {
 	struct bpf_object *obj;		/* set by load() */
 	struct bpf_link **links;
 	unsigned int nr_links, cap_links;
+	int *link_fds;			/* links made by raw BPF_LINK_CREATE */
+	unsigned int nr_link_fds, cap_link_fds;
 	struct rs_collector *next;
 };
 
@@ -72,6 +74,9 @@ int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_fi
 
 /* Message for a failed skeleton load: verifier rejection vs missing privilege. */
 int rs_load_failed(struct rs_collector *c, int err);
+
+/* Keep a raw link fd; on failure it is closed. */
+int rs_collector_keep_link_fd(struct rs_collector *c, int fd);
 
 /* Keep a link; on failure the link is destroyed. */
 int rs_collector_keep_link(struct rs_collector *c, struct bpf_link *link);

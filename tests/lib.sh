@@ -30,3 +30,13 @@ our_bpf_progs() {
 bpf_links() {
 	bpftool link show 2>/dev/null | grep -c '^[0-9]' || true
 }
+# Programs of released links are freed after an RCU grace period: wait a little.
+our_bpf_progs_settled() {
+	local n
+	for _ in $(seq 60); do
+		n=$(our_bpf_progs)
+		[ "$n" = 0 ] && break
+		sleep 0.05
+	done
+	echo "$n"
+}

@@ -150,5 +150,5 @@ for _ in $(seq 60); do kill -0 "$rs" 2>/dev/null || break; sleep 0.05; done
 wait "$rs"; rc=$?; rs=
 [ "$rc" = 1 ] && grep -q "was unmounted; stopping" "$tmp/unmount.err" && pass btrfs_unmounted_while_traced ||
 	fail btrfs_unmounted_while_traced "rc=$rc: $(tail -1 "$tmp/unmount.err")"
-[ -z "$(losetup -j "$tmp/img")" ] && [ "$(our_bpf_progs)" = 0 ] && pass btrfs_nothing_left_behind ||
-	fail btrfs_nothing_left_behind "loop: $(losetup -j "$tmp/img"), progs $(our_bpf_progs)"
+[ -z "$(losetup -j "$tmp/img")" ] && [ "$(our_bpf_progs_settled)" = 0 ] && pass btrfs_nothing_left_behind ||
+	fail btrfs_nothing_left_behind "loop: $(losetup -j "$tmp/img"), progs $(our_bpf_progs_settled)"

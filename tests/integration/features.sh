@@ -42,5 +42,5 @@ txt=$("$RINGSIDE" features)
 [ "$(grep -cE '^[a-z_0-9]+ +(yes|no) ' <<<"$txt")" = 17 ] && pass features_table || fail features_table "$txt"
 
 # The probe leaves nothing behind.
-[ "$(bpf_links)" = "$links_before" ] && [ "$(our_bpf_progs)" = 0 ] && pass features_leaves_nothing ||
-	fail features_leaves_nothing "links $links_before -> $(bpf_links), progs $(our_bpf_progs)"
+[ "$(bpf_links)" = "$links_before" ] && [ "$(our_bpf_progs_settled)" = 0 ] && pass features_leaves_nothing ||
+	fail features_leaves_nothing "links $links_before -> $(bpf_links), progs $(our_bpf_progs_settled)"

@@ -130,5 +130,5 @@ wait_for "$tmp/int.err" 'tracing AES-GCM'
 kill -INT "$rs"; wait "$rs"; rc=$?
 [ "$rc" = 0 ] && pass gcm_sigint_clean || fail gcm_sigint_clean "rc=$rc: $(tail -2 "$tmp/int.err")"
 
-[ "$(bpf_links)" = "$links_before" ] && [ "$(our_bpf_progs)" = 0 ] && pass gcm_nothing_left_attached ||
-	fail gcm_nothing_left_attached "links $(bpf_links) (before $links_before), progs $(our_bpf_progs)"
+[ "$(bpf_links)" = "$links_before" ] && [ "$(our_bpf_progs_settled)" = 0 ] && pass gcm_nothing_left_attached ||
+	fail gcm_nothing_left_attached "links $(bpf_links) (before $links_before), progs $(our_bpf_progs_settled)"

@@ -153,7 +153,7 @@ if command -v setpriv >/dev/null; then
 	[ "$rc" = 1 ] && grep -q "not permitted\|CAP_" <<<"$out" && pass reclaim_error_no_permission ||
 		fail reclaim_error_no_permission "rc=$rc $out"
 fi
-[ "$(our_bpf_progs)" = 0 ] && pass reclaim_nothing_left_attached || fail reclaim_nothing_left_attached "$(our_bpf_progs)"
+[ "$(our_bpf_progs_settled)" = 0 ] && pass reclaim_nothing_left_attached || fail reclaim_nothing_left_attached "$(our_bpf_progs_settled)"
 
 # fentry is probed at load and dropped when refused; the start-up says so.
 out=$("$RINGSIDE" reclaim -d 0.3 2>&1 >/dev/null)

@@ -96,4 +96,4 @@ seen = sum(r["ops"] for r in rows if r["type"] == "gcm_summary")
 lost = sum(r["events"] for r in rows if r["type"] == "lost")
 assert seen > 0 and lost > 0, (seen, lost)
 PY
-[ "$(our_bpf_progs)" = 0 ] && pass filters_nothing_left || fail filters_nothing_left "$(our_bpf_progs) programs"
+[ "$(our_bpf_progs_settled)" = 0 ] && pass filters_nothing_left || fail filters_nothing_left "$(our_bpf_progs_settled) programs"
