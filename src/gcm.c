@@ -228,6 +228,8 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 		return -ENOMEM;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, stacks) + sizeof(bool))
 		g->stacks = opts->stacks;
+	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, perf_uprobes) + sizeof(bool))
+		g->classic = opts->perf_uprobes;
 	if (opts && opts->paths && opts->paths[0]) {
 		for (const char *const *p = opts->paths; *p && err >= 0; p++)
 			err = gcm_libset_add(&g->set, *p, RS_GCM_LIB_NONE);

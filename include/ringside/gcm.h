@@ -25,6 +25,11 @@ struct ringside_gcm_opts {
 	 */
 	const char *const *paths;
 	bool stacks;		/* add user stacks (frame-pointer walk) to records */
+	/*
+	 * Attach one perf-event uprobe per probe point, as on kernels without
+	 * uprobe_multi (< 6.6), even where uprobe_multi exists. Slower to detach.
+	 */
+	bool perf_uprobes;
 };
 
 /*

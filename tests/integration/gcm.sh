@@ -64,6 +64,11 @@ run_traced tls --only tls -- -p @PID@
 pid=$(awk '/^ready/{print $2}' "$tmp/tls.expect")
 python3 tests/integration/gcm_check.py "$tmp/tls.expect" "$tmp/tls.json" "$pid" | sed 's/^\(PASS\|FAIL\) gcm_/\1 gcm_tls_/'
 
+# 2b. The pre-6.6 attach path (one perf-event uprobe per probe point) counts the same.
+run_traced perf --only openssl,gcrypt -- -p @PID@ --perf-uprobes
+pid=$(awk '/^ready/{print $2}' "$tmp/perf.expect")
+python3 tests/integration/gcm_check.py "$tmp/perf.expect" "$tmp/perf.json" "$pid" | sed 's/^\(PASS\|FAIL\) gcm_/\1 gcm_perf_uprobes_/'
+
 # 3. System-wide (the system's libraries, every process), narrowed by --comm.
 run_traced sys -- --comm gcm_workload
 pid=$(awk '/^ready/{print $2}' "$tmp/sys.expect")

@@ -21,6 +21,8 @@ static const char gcm_usage[] =
 	"  -e, --events           print one line per message\n"
 	"  -H, --hist             print log2 histograms of message size and latency\n"
 	"  -s, --stacks           with --events: add the user stack (frame pointers)\n"
+	"      --perf-uprobes     one perf-event uprobe per probe point (the pre-6.6 way)\n"
+	"                         instead of uprobe_multi links\n"
 	"\n"
 	"Tag failures (an open whose authentication failed) are always printed.\n"
 	"A summary per process, library, direction and key size is printed every\n"
@@ -31,7 +33,7 @@ struct gcm_cli {
 	struct cli_opts o;
 	const char *paths[64];
 	unsigned int nr_paths;
-	bool events, hist, stacks;
+	bool events, hist, stacks, perf_uprobes;
 	struct ringside_session *s;
 	struct ringside_gcm_agg *agg;
 	struct ringside_resolver *resolver;
@@ -293,6 +295,7 @@ int cmd_gcm(int argc, char **argv)
 		{ "events", no_argument, NULL, 'e' },
 		{ "hist", no_argument, NULL, 'H' },
 		{ "stacks", no_argument, NULL, 's' },
+		{ "perf-uprobes", no_argument, NULL, 1100 },
 		CLI_COMMON_LONGOPTS,
 		{ 0 },
 	};
@@ -316,6 +319,7 @@ int cmd_gcm(int argc, char **argv)
 		case 'e': g.events = true; break;
 		case 'H': g.hist = true; break;
 		case 's': g.stacks = true; break;
+		case 1100: g.perf_uprobes = true; break;
 		case 'h': fputs(gcm_usage, stdout); return 0;
 		default:
 			ret = cli_common_opt(opt, optarg, &g.o);
@@ -351,6 +355,7 @@ int cmd_gcm(int argc, char **argv)
 	}
 	go.paths = g.nr_paths ? g.paths : NULL;
 	go.stacks = g.stacks;
+	go.perf_uprobes = g.perf_uprobes;
 	ret = 1;
 	err = ringside_session_enable_gcm(g.s, &go);
 	if (err) {
