@@ -53,7 +53,7 @@ LIB_A     := $(OUT)/libringside.a
 LIB_SO    := $(OUT)/libringside.so.$(VERSION)
 CLI       := $(OUT)/ringside
 
-.PHONY: all lib cli tests check unit integration demo bench deps install clean vmlinux kernel-check
+.PHONY: all lib cli tests check unit integration demo bench deps install clean vmlinux kernel-deps kernel-check
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -132,6 +132,15 @@ $(OUT)/bench/%: bench/%.c tests/frozen_child.h $(LIB_A)
 
 bench: all $(BENCH_BINS) $(PROG_BINS)
 	@OUT=$(OUT) bench/run.sh
+
+# ---- kernel: the 6.1 test kernel under qemu (see kernel/ and README) ----------
+KERNEL_PKGS := linux-source-6.1 qemu-system-x86 busybox-static flex bison bc dwarves cpio libzstd-dev
+
+kernel-deps:
+	@tools/deps.sh $(KERNEL_PKGS)
+
+kernel-check:
+	@OUT=$(OUT) tools/kernel-check.sh
 
 # ---- housekeeping ------------------------------------------------------------
 deps:

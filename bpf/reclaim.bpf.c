@@ -19,6 +19,8 @@
 
 /* The memory controller's subsystem index; -1: cgroup v2. */
 const volatile int memcg_ssid = -1;
+/* syscalls/sys_exit_write exists: a write's passes wait for its result. */
+const volatile bool have_write_exit = true;
 
 struct rcl_state {
 	struct rs_reclaim_event ev;
@@ -123,10 +125,12 @@ static __always_inline void open_record(void *ctx, struct rcl_state *st, struct 
 
 		if (f) {
 			struct dentry *dir = BPF_CORE_READ(f, f_path.dentry, d_parent);
+
+			/* Without the syscall tracepoint each pass is its own record. */
+			st->in_write = have_write_exit;
 			/* kernfs keeps a directory's node in its inode's i_private. */
 			struct kernfs_node *kn = BPF_CORE_READ(dir, d_inode, i_private);
 
-			st->in_write = 1;
 			st->ev.flags |= RS_RECLAIM_F_WRITE;
 			st->ev.target_cgroup_id = BPF_CORE_READ(dir, d_inode, i_ino);
 			if (len > RS_RECLAIM_REQ_LEN - 1)

@@ -53,6 +53,14 @@ static int reclaim_load(struct rs_collector *c)
 	/* Reclaim records are rare enough to hand over at once. */
 	((struct rs_filter_cfg *)&r->skel->rodata->rs_filter)->wakeup_bytes = 0;
 	r->skel->rodata->memcg_ssid = rs_cgroup_subsys_id("memory");
+	/* Kernels without CONFIG_FTRACE_SYSCALLS have no syscall tracepoints. */
+	r->skel->rodata->have_write_exit =
+		!access("/sys/kernel/tracing/events/syscalls/sys_exit_write", F_OK) ||
+		!access("/sys/kernel/debug/tracing/events/syscalls/sys_exit_write", F_OK);
+	bpf_program__set_autoload(r->skel->progs.reclaim_write_exit, r->skel->rodata->have_write_exit);
+	if (!r->skel->rodata->have_write_exit && !r->without_fentry)
+		rs_note(c->s, "reclaim: no syscalls/sys_exit_write tracepoint (CONFIG_FTRACE_SYSCALLS): "
+			"a write's reclaim passes are reported one by one, without its result");
 	{
 		/* cgroup v2 only (no v1 memory hierarchy mounted): the default hierarchy. */
 		FILE *m = fopen("/proc/mounts", "re");
