@@ -217,8 +217,8 @@ int cli_run(struct cli_loop *l)
 		if (l->o->duration > 0 && t - start >= l->o->duration)
 			break;
 		if (next_tick && t >= next_tick) {
-			if (l->tick)
-				l->tick(l->ctx, t - start);
+			if (l->summary)
+				l->summary(l->ctx, t - start);
 			next_tick += l->o->interval;
 		}
 		err = ringside_session_poll(l->s, timeout);
@@ -244,7 +244,7 @@ int cli_run(struct cli_loop *l)
 				/* check() said why: summarize, detach, exit 1. */
 				ringside_session_poll(l->s, 0);
 				if (l->summary)
-					l->summary(l->ctx);
+					l->summary(l->ctx, now_s() - start);
 				ringside_session_detach(l->s);
 				return 1;
 			}
@@ -256,7 +256,7 @@ int cli_run(struct cli_loop *l)
 	if (err >= 0)
 		ringside_session_poll(l->s, 0);
 	if (l->summary)
-		l->summary(l->ctx);
+		l->summary(l->ctx, now_s() - start);
 	ringside_session_stats(l->s, &st);
 	if (st.lost) {
 		if (l->o->json)

@@ -74,14 +74,14 @@ void cli_setup_libbpf_print(int verbose);
 void cli_session_opts(const struct cli_opts *o, struct ringside_session_opts *so);
 
 /*
- * The tracing loop: poll until duration or SIGINT/SIGTERM, call tick()
- * every interval, then summary(). Returns the exit status.
+ * The tracing loop: poll until duration or SIGINT/SIGTERM, call summary()
+ * every interval and at the end. Returns the exit status.
  */
 struct cli_loop {
 	struct ringside_session *s;
 	const struct cli_opts *o;
-	void (*tick)(void *ctx, double elapsed);
-	void (*summary)(void *ctx);
+	/* Called every --interval and once at the end, with seconds since the start. */
+	void (*summary)(void *ctx, double elapsed);
 	/* Optional, between polls: 0 go on, 1 stop (done), <0 stop with an error printed. */
 	int (*check)(void *ctx);
 	void *ctx;

@@ -213,8 +213,9 @@ static int on_event(void *ctx, const struct rs_event_hdr *ev, size_t size)
 	return 0;
 }
 
-static void summarize(struct btrfs_cli *b, double elapsed)
+static void summarize(void *ctx, double elapsed)
 {
+	struct btrfs_cli *b = ctx;
 	double secs = elapsed - b->last_tick;
 
 	if (b->want.uuid[0])
@@ -292,25 +293,6 @@ static void summarize(struct btrfs_cli *b, double elapsed)
 	b->last_tick = elapsed;
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double start_s;
-
-static void tick(void *ctx, double elapsed)
-{
-	summarize(ctx, elapsed);
-}
-
-static void final_summary(void *ctx)
-{
-	summarize(ctx, mono_s() - start_s);
-}
 
 /* --fs: stop when the filesystem goes away under us. */
 static int check_mounted(void *ctx)
@@ -480,8 +462,7 @@ int cmd_btrfs(int argc, char **argv)
 	}
 	fprintf(stderr, "ringside: tracing btrfs block groups%s%s... Ctrl-C to end\n",
 		b.fs_path ? " on " : "", b.fs_path ? b.fs_path : "");
-	start_s = mono_s();
-	loop = (struct cli_loop){ .s = b.s, .o = &b.o, .tick = tick, .summary = final_summary,
+	loop = (struct cli_loop){ .s = b.s, .o = &b.o, .summary = summarize,
 				  .check = b.fs_path ? check_mounted : NULL, .ctx = &b };
 	ret = cli_run(&loop);
 out:

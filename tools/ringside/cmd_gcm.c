@@ -185,8 +185,9 @@ static int print_row(void *ctx, const struct ringside_gcm_row *r)
 	return 0;
 }
 
-static void summarize(struct gcm_cli *g, double elapsed)
+static void summarize(void *ctx, double elapsed)
 {
+	struct gcm_cli *g = ctx;
 	struct row_ctx rc = { g, elapsed - g->last_tick, false };
 
 	if (!g->o.json) {
@@ -204,25 +205,6 @@ static void summarize(struct gcm_cli *g, double elapsed)
 	g->last_tick = elapsed;
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double start_s;
-
-static void tick(void *ctx, double elapsed)
-{
-	summarize(ctx, elapsed);
-}
-
-static void final_summary(void *ctx)
-{
-	summarize(ctx, mono_s() - start_s);
-}
 
 static void announce(struct gcm_cli *g)
 {
@@ -374,8 +356,7 @@ int cmd_gcm(int argc, char **argv)
 	}
 	warn_seccomp_target(g.o.pid);
 	announce(&g);
-	start_s = mono_s();
-	loop = (struct cli_loop){ .s = g.s, .o = &g.o, .tick = tick, .summary = final_summary, .ctx = &g };
+	loop = (struct cli_loop){ .s = g.s, .o = &g.o, .summary = summarize, .ctx = &g };
 	ret = cli_run(&loop);
 out:
 	ringside_resolver_free(g.resolver);

@@ -136,8 +136,9 @@ static int on_event(void *ctx, const struct rs_event_hdr *hdr, size_t size)
 	return 0;
 }
 
-static void summarize(struct reclaim_cli *r, double elapsed)
+static void summarize(void *ctx, double elapsed)
 {
+	struct reclaim_cli *r = ctx;
 	double secs = elapsed - r->last_tick;
 
 	if (!r->o.json)
@@ -179,25 +180,6 @@ static void summarize(struct reclaim_cli *r, double elapsed)
 	r->last_tick = elapsed;
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double start_s;
-
-static void tick(void *ctx, double elapsed)
-{
-	summarize(ctx, elapsed);
-}
-
-static void final_summary(void *ctx)
-{
-	summarize(ctx, mono_s() - start_s);
-}
 
 int cmd_reclaim_profile(int argc, char **argv);
 
@@ -262,8 +244,7 @@ int cmd_reclaim(int argc, char **argv)
 		printf("%-14s %-30s %7s %-15s %-7s %s\n", "TRIGGER", "CGROUP", "PID", "COMM", "SWAPPY",
 		       "WHAT (pages; * = swappiness= from the request)");
 	fprintf(stderr, "ringside: tracing reclaim... Ctrl-C to end\n");
-	start_s = mono_s();
-	loop = (struct cli_loop){ .s = r.s, .o = &r.o, .tick = tick, .summary = final_summary,
+	loop = (struct cli_loop){ .s = r.s, .o = &r.o, .summary = summarize,
 				  .ctx = &r };
 	ret = cli_run(&loop);
 out:
