@@ -457,20 +457,20 @@ static void fill_sym(struct ringside_resolver *r, struct proc_entry *p, struct c
 	out->symbol = rs_symtab_lookup(f->st, out->elf_addr, &out->sym_offset);
 }
 
-static int resolve_one(struct ringside_resolver *r, pid_t pid, uint64_t addr,
-		       struct ringside_sym *out, bool symbols)
+/*
+ * The entry for pid, re-validated and with its VMAs aged out when the TTL
+ * has passed. Runs of addresses from one process skip both.
+ */
+static struct proc_entry *proc_current(struct ringside_resolver *r, pid_t pid, int *err)
 {
 	struct proc_entry *p = r->last;
-	struct cached_vma *cv;
-	struct ringside_vma *v;
 	uint64_t now = now_ms();
-	int err = 0;
 
-	/* Runs of addresses from one process skip the /proc/PID/stat check. */
+	*err = 0;
 	if (!p || p->pid != pid || now - p->loaded_ms > r->opts.vma_ttl_ms) {
-		p = proc_get(r, pid, &err);
+		p = proc_get(r, pid, err);
 		if (!p)
-			return err;
+			return NULL;
 		r->last = p;
 	}
 	if (now - p->loaded_ms > r->opts.vma_ttl_ms) {
@@ -478,6 +478,20 @@ static int resolve_one(struct ringside_resolver *r, pid_t pid, uint64_t addr,
 		drop_vmas(p);
 		p->loaded_ms = now;
 	}
+	return p;
+}
+
+static int resolve_one(struct ringside_resolver *r, pid_t pid, uint64_t addr,
+		       struct ringside_sym *out, bool symbols)
+{
+	struct proc_entry *p;
+	struct cached_vma *cv;
+	struct ringside_vma *v;
+	int err = 0;
+
+	p = proc_current(r, pid, &err);
+	if (!p)
+		return err;
 	cv = vma_lookup(p, addr);
 	if (cv) {
 		r->st.vma_hits++;
@@ -517,23 +531,14 @@ int ringside_resolve(struct ringside_resolver *r, pid_t pid, uint64_t addr, stru
 int ringside_normalize(struct ringside_resolver *r, pid_t pid, const uint64_t *addrs, size_t n,
 		       uint64_t *file_offset, const struct ringside_mapping **mapping)
 {
-	struct proc_entry *p = r->last;
 	const struct cached_vma *cv = NULL;
 	struct ringside_vma *v = NULL;
-	uint64_t now = now_ms();
 	int err = 0, mapped = 0, restarted = 0;
-
 	/* The cache is checked and aged once: entries handed out below must stay. */
-	if (!p || p->pid != pid || now - p->loaded_ms > r->opts.vma_ttl_ms) {
-		p = proc_get(r, pid, &err);
-		if (!p)
-			return err;
-		r->last = p;
-	}
-	if (now - p->loaded_ms > r->opts.vma_ttl_ms) {
-		drop_vmas(p);
-		p->loaded_ms = now;
-	}
+	struct proc_entry *p = proc_current(r, pid, &err);
+
+	if (!p)
+		return err;
 	/*
 	 * One pass: sorted input stays in the current VMA most of the time;
 	 * otherwise the cache, then the kernel, is asked. Cached entries never
