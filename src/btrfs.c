@@ -109,26 +109,7 @@ static int btrfs_load(struct rs_collector *c)
 
 static int btrfs_attach(struct rs_collector *c)
 {
-	struct rs_btrfs *b = c->priv;
-	struct bpf_program *p;
-	int err;
-
-	bpf_object__for_each_program(p, b->skel->obj) {
-		struct bpf_link *link;
-
-		if (!bpf_program__autoload(p))
-			continue;
-		link = bpf_program__attach(p);
-		if (!link) {
-			err = -errno;
-			return rs_fail(c->s, err, "btrfs: cannot attach %s: %s", bpf_program__name(p),
-				       ringside_strerror(err));
-		}
-		err = rs_collector_keep_link(c, link);
-		if (err)
-			return err;
-	}
-	return 0;
+	return rs_collector_attach_all(c, NULL);
 }
 
 static void btrfs_destroy(struct rs_collector *c)

@@ -100,26 +100,8 @@ static int reclaim_load(struct rs_collector *c)
 static int reclaim_attach(struct rs_collector *c)
 {
 	struct rs_reclaim *r = c->priv;
-	struct bpf_program *p;
-	int err;
 
-	bpf_object__for_each_program(p, r->skel->obj) {
-		struct bpf_link *link;
-
-		if (!bpf_program__autoload(p))
-			continue;
-		link = bpf_program__attach(p);
-
-		if (!link) {
-			err = -errno;
-			return rs_fail(c->s, err, "reclaim: cannot attach %s: %s", bpf_program__name(p),
-				       ringside_strerror(err));
-		}
-		err = rs_collector_keep_link(c, link);
-		if (err)
-			return err;
-	}
-	return 0;
+	return rs_collector_attach_all(c, r->skel->progs.reclaim_fentry_tfmcp);
 }
 
 static void reclaim_destroy(struct rs_collector *c)

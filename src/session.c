@@ -168,6 +168,34 @@ int rs_load_failed(struct rs_collector *c, int err)
 	return rs_fail(c->s, err, "%s: BPF load failed: %s", c->ops->name, ringside_strerror(err));
 }
 
+int rs_collector_attach_all(struct rs_collector *c, const struct bpf_program *optional)
+{
+	struct bpf_program *p;
+	int err;
+
+	bpf_object__for_each_program(p, c->obj) {
+		struct bpf_link *link;
+
+		if (!bpf_program__autoload(p))
+			continue;
+		link = bpf_program__attach(p);
+		if (!link && p == optional) {
+			rs_note(c->s, "%s: %s loaded but did not attach (%s); going on without it",
+				c->ops->name, bpf_program__name(p), strerror(errno));
+			continue;
+		}
+		if (!link) {
+			err = -errno;
+			return rs_fail(c->s, err, "%s: cannot attach %s: %s", c->ops->name,
+				       bpf_program__name(p), ringside_strerror(err));
+		}
+		err = rs_collector_keep_link(c, link);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int rs_collector_keep_link_fd(struct rs_collector *c, int fd)
 {
 	if (c->nr_link_fds == c->cap_link_fds) {

@@ -75,6 +75,12 @@ int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_fi
 /* Message for a failed skeleton load: verifier rejection vs missing privilege. */
 int rs_load_failed(struct rs_collector *c, int err);
 
+/*
+ * Attach every program of c->obj that is set to load, keeping the links.
+ * optional may fail to attach: a note says so and the others go on.
+ */
+int rs_collector_attach_all(struct rs_collector *c, const struct bpf_program *optional);
+
 /* Keep a raw link fd; on failure it is closed. */
 int rs_collector_keep_link_fd(struct rs_collector *c, int fd);
 
