@@ -71,12 +71,18 @@ int rs_memcg_probe_swappiness_key(const char *dir)
 	char ctl[512], child[4200];
 	int err;
 
-	/* Children get memory.* files only when the parent delegates memory. */
+	/*
+	 * A request for 0 bytes reclaims nothing, so it is a harmless probe.
+	 * Prefer a scratch child (children get memory.* files only when dir
+	 * delegates memory); a leaf such as a profile's target is asked itself.
+	 */
 	err = rs_read_file(dir, "cgroup.subtree_control", ctl, sizeof(ctl));
 	if (err < 0)
 		return err;
-	if (!word_in(ctl, "memory"))
-		return -EOPNOTSUPP;
+	if (!word_in(ctl, "memory")) {
+		err = rs_write_file(dir, "memory.reclaim", "0 swappiness=60");
+		return err < 0 ? err : 0;
+	}
 	snprintf(child, sizeof(child), "%s/ringside-probe-%d", dir, (int)getpid());
 	if (mkdir(child, 0755))
 		return -errno;

@@ -352,7 +352,7 @@ int ringside_reclaim_profile(const struct ringside_reclaim_profile_opts *o,
 		if (o->swappiness[i] < 0 || o->swappiness[i] > 200)
 			return fail(&p, -EINVAL, "swappiness %d is outside 0..200", o->swappiness[i]);
 	if (p.v2) {
-		p.has_swap_key = rs_memcg_probe_swappiness_key(cg) == 1;
+		p.has_swap_key = rs_memcg_probe_swappiness_key(cg) == 0;
 		if (!p.has_swap_key)
 			note(&p, "this kernel's memory.reclaim has no swappiness= key (Linux < 6.11): "
 				 "vm.swappiness applies to every request");
