@@ -107,6 +107,8 @@ $(OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/frozen_child.h 
 # Workload programs; the ones named *_crypto link the real crypto libraries.
 PROG_LIBS_gcm_workload := -lcrypto -lssl $(shell $(PKG_CONFIG) --libs gnutls libgcrypt 2>/dev/null)
 PROG_FLAGS_nopie_target := -no-pie -fno-pie
+# its inline asm calls a function: no red zone for the call to clobber
+PROG_FLAGS_uretprobe_check := -mno-red-zone
 $(OUT)/tests/progs/%: tests/progs/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer $(PROG_FLAGS_$*) -o $@ $< $(PROG_LIBS_$*) -ldl -lpthread
