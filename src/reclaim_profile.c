@@ -263,6 +263,17 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* What writing to a file of a removed cgroup (or opening one) fails with. */
+static bool cgroup_gone(int err)
+{
+	return err == -ENOENT || err == -ENODEV;
+}
+
+static int removed(struct profile *p, int err, const char *cg)
+{
+	return fail(p, err, "%s was removed during the profile", cg);
+}
+
 static int request(struct profile *p, const char *cg, int swappiness, struct ringside_reclaim_profile_row *row)
 {
 	char buf[96];
@@ -285,11 +296,13 @@ static int request(struct profile *p, const char *cg, int swappiness, struct rin
 
 		snprintf(buf, sizeof(buf), "%d", swappiness);
 		ret = rs_write_file(cg, "memory.swappiness", buf);
-		if (ret < 0)
+		if (ret < 0 && !cgroup_gone(ret))
 			return fail(p, ret, "%s/memory.swappiness: %s", cg, strerror(-ret));
-		ret = rs_read_file(cg, "memory.usage_in_bytes", usage, sizeof(usage));
+		if (ret >= 0)
+			ret = rs_read_file(cg, "memory.usage_in_bytes", usage, sizeof(usage));
 		if (ret < 0)
-			return fail(p, ret, "%s: %s (was the cgroup removed?)", cg, strerror(-ret));
+			return cgroup_gone(ret) ? removed(p, ret, cg) :
+						  fail(p, ret, "%s: %s", cg, strerror(-ret));
 		u = strtoull(usage, NULL, 10);
 		limit = u > p->o->amount + (4 << 20) ? u - p->o->amount : 4 << 20;
 		row->method = "memory.swappiness + memory.limit_in_bytes";
@@ -300,8 +313,8 @@ static int request(struct profile *p, const char *cg, int swappiness, struct rin
 			ret = -EIO;
 	}
 	row->seconds = now_s() - t0;
-	if (ret == -ENOENT || ret == -ENODEV)
-		return fail(p, ret, "%s was removed during the profile", cg);
+	if (cgroup_gone(ret))
+		return removed(p, ret, cg);
 	row->err = ret < 0 ? ret : 0;
 	for (int i = 0; i < 20 && !p->have_last; i++)
 		ringside_session_poll(p->s, 50);

@@ -21,6 +21,7 @@ swaps_before=$(wc -l </proc/swaps)
 cleanup() {
 	[ -n "$rs" ] && kill "$rs" 2>/dev/null
 	wait 2>/dev/null
+	rmdir "$cg/gone" 2>/dev/null
 	if [ -d "$cg" ]; then
 		while read -r p; do kill -9 "$p" 2>/dev/null; done <"$cg/cgroup.procs"
 		sleep 0.2
@@ -134,7 +135,23 @@ kill -INT "$rs"; wait "$rs"; rc=$?; rs=
 	[ "$(wc -l <"$cg/cgroup.procs")" = 0 ] && pass reclaim_profile_sigint_cleanup ||
 	fail reclaim_profile_sigint_cleanup "rc=$rc $(tail -2 "$tmp/int.err")"
 
-# 4. Bad input: one line, non-zero exit.
+# 4. The target removed mid-profile (an empty cgroup, so rmdir works while
+# the profile runs; each round waits up to a second for its record): one
+# line naming it, exit 1.
+gone=$cg/gone
+mkdir "$gone"
+"$RINGSIDE" reclaim profile --cgroup "$gone" --amount 4M --swappiness 0,200 --rounds 100 \
+	>/dev/null 2>"$tmp/gone.err" &
+rs=$!
+wait_for "$tmp/gone.err" 'no swap'
+sleep 1
+rmdir "$gone"
+wait "$rs"; rc=$?; rs=
+[ "$rc" = 1 ] && grep -q "gone was removed during the profile" "$tmp/gone.err" &&
+	[ "$(grep -c '^ringside: reclaim profile' "$tmp/gone.err")" = 1 ] && pass reclaim_profile_cgroup_removed ||
+	fail reclaim_profile_cgroup_removed "rc=$rc $(tail -2 "$tmp/gone.err")"
+
+# 5. Bad input: one line, non-zero exit.
 expect_error() {	# name, regex, args...
 	local name=$1 msg=$2; shift 2
 	local out rc

@@ -24,6 +24,7 @@ static const char profile_usage[] =
 	"      --setup-zram SIZE    create a zram swap device for the profile (removed after)\n"
 	"      --svg FILE           write a chart: anon/file share and reclaimed bytes\n"
 	"      --json               one JSON object per round\n"
+	"  -v, --verbose            show libbpf's log (program loads, verifier)\n"
 	"  -h, --help\n";
 
 #define MAX_SETTINGS 32
@@ -149,6 +150,7 @@ int cmd_reclaim_profile(int argc, char **argv)
 		{ "setup-zram", required_argument, NULL, 'z' },
 		{ "svg", required_argument, NULL, 'g' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -161,11 +163,11 @@ int cmd_reclaim_profile(int argc, char **argv)
 	char notes[2048], errmsg[512];
 	unsigned long long v;
 	struct sigaction sa = { .sa_handler = on_sigint };
-	int opt, err, ret = 2;
+	int opt, err, ret = 2, verbose = 0;
 
 	if (!pc)
 		return 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hv", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': po.cgroup = optarg; break;
 		case 's':
@@ -195,6 +197,7 @@ int cmd_reclaim_profile(int argc, char **argv)
 			break;
 		case 'g': svg = optarg; break;
 		case 'j': pc->json = true; break;
+		case 'v': verbose++; break;
 		case 'h': fputs(profile_usage, stdout); ret = 0; goto out;
 		default: fputs(profile_usage, stderr); goto out;
 		}
@@ -204,6 +207,7 @@ int cmd_reclaim_profile(int argc, char **argv)
 		goto out;
 	}
 	ret = 1;
+	cli_setup_libbpf_print(verbose);
 	if (cli_require_bpf())
 		goto out;
 	sigemptyset(&sa.sa_mask);
