@@ -1,73 +1,123 @@
 #!/bin/bash
-# make kernel-check: build ringside's test kernel from Debian's linux-source-6.1
-# (with kernel/patches/6.1/series applied when it exists), boot it under qemu
-# with a static ringside and tests/guest/run.sh as /init, and read the
-# suite's "N passed, N failed" from the serial console.
+# make kernel-check: build two test kernels from Debian's linux-source-6.1,
+# stock and with kernel/patches/6.1/series applied, boot each under qemu with
+# a static ringside, the check programs and tests/guest/run.sh as /init, and
+# read the suite's "N passed, N failed" from each serial console. The stock
+# boot must show ringside's fallbacks, the patched one every feature.
 #
-# Env: OUT (build dir, default build), KCHECK_JOBS (make -j, default nproc),
-#      KCHECK_TIMEOUT (seconds for the boot, default 600).
+# Env: OUT (build dir, default build), KCHECK_JOBS (make -j, default nproc+1),
+#      KCHECK_TIMEOUT (seconds per boot, default 600),
+#      KCHECK_KERNELS (which to build and boot, default "stock patched").
 set -euo pipefail
 OUT=${OUT:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$root/$OUT/kernel
-src=/usr/src/linux-source-6.1.tar.xz
-series=$root/kernel/patches/6.1/series
-jobs=${KCHECK_JOBS:-$(nproc)}
+tarball=/usr/src/linux-source-6.1.tar.xz
+patches=$root/kernel/patches/6.1
+jobs=${KCHECK_JOBS:-$(($(nproc) + 1))}
 timeout=${KCHECK_TIMEOUT:-600}
+kernels=${KCHECK_KERNELS:-stock patched}
 
 die() { echo "kernel-check: $*" >&2; exit 1; }
-for tool in qemu-system-x86_64 busybox pahole flex bison bc cpio; do
-	command -v "$tool" >/dev/null || die "$tool missing: run 'make kernel-deps' (as root)"
+for tool in qemu-system-x86_64 busybox pahole flex bison bc cpio mkfs.btrfs; do
+	command -v "$tool" >/dev/null || die "$tool missing: run 'make deps kernel-deps' (as root)"
 done
-[ -f "$src" ] || die "$src missing: run 'make kernel-deps' (as root)"
-
+[ -f "$tarball" ] || die "$tarball missing: run 'make kernel-deps' (as root)"
+[ -f "$patches/series" ] || die "$patches/series missing"
 mkdir -p "$work"
-tree=$work/linux-source-6.1
-if [ ! -d "$tree" ]; then
-	echo "kernel-check: unpacking $(basename "$src")"
-	tar -C "$work" -xaf "$src"
-	if [ -f "$series" ]; then
-		while read -r patch; do
-			case $patch in '' | '#'*) continue ;; esac
-			echo "kernel-check: applying $patch"
-			patch -d "$tree" -p1 --quiet <"$(dirname "$series")/$patch"
-		done <"$series"
+
+# The stock tree is unpacked once. The patched tree is a hard-linked copy
+# with the series applied (patch writes new files, so the links to the stock
+# files break where it changes something); a changed series rebuilds it and
+# its objects from scratch, since reverted files would keep old timestamps.
+stock_tree() {
+	local tree=$work/src-stock/linux-source-6.1
+	if [ ! -f "$tree/Makefile" ]; then
+		echo "kernel-check: unpacking $(basename "$tarball")" >&2
+		rm -rf "$work/src-stock" && mkdir -p "$work/src-stock"
+		tar -C "$work/src-stock" -xaf "$tarball"
 	fi
-fi
-expect=unpatched
-[ -f "$series" ] && grep -qv '^\s*\(#\|$\)' "$series" && expect=patched
+	echo "$tree"
+}
+patched_tree() {
+	local tree=$work/src-patched stamp
+	stamp=$(cd "$patches" && cat series $(grep -v '^\s*\(#\|$\)' series) | sha256sum | cut -c1-16)
+	if [ "$(cat "$tree/.ringside-series" 2>/dev/null)" != "$stamp" ]; then
+		rm -rf "$tree" "$work/obj-patched"
+		cp -al "$(stock_tree)" "$tree"
+		while read -r p; do
+			case $p in '' | '#'*) continue ;; esac
+			echo "kernel-check: applying $p" >&2
+			patch -d "$tree" -p1 --quiet --forward <"$patches/$p" >&2 ||
+				die "$p does not apply to $(basename "$tarball")"
+		done <"$patches/series"
+		echo "$stamp" >"$tree/.ringside-series"
+	fi
+	echo "$tree"
+}
 
-echo "kernel-check: configuring (tinyconfig + kernel/config/ringside-test.config)"
-make -s -C "$tree" tinyconfig >/dev/null
-"$tree/scripts/kconfig/merge_config.sh" -m -O "$tree" "$tree/.config" \
-	"$root/kernel/config/ringside-test.config" >/dev/null 2>&1
-make -s -C "$tree" olddefconfig >/dev/null
-echo "kernel-check: building bzImage with -j$jobs"
-start=$(date +%s)
-make -s -C "$tree" -j"$jobs" bzImage >"$work/build.log" 2>&1 || { tail -20 "$work/build.log"; die "kernel build failed"; }
-echo "kernel-check: built in $(( $(date +%s) - start )) s"
+build_kernel() {
+	local name=$1 tree obj=$work/obj-$1 start
+	if [ "$name" = patched ]; then tree=$(patched_tree); else tree=$(stock_tree); fi
+	mkdir -p "$obj"
+	echo "kernel-check: configuring $name (tinyconfig + kernel/config/ringside-test.config)"
+	make -s -C "$tree" O="$obj" tinyconfig >/dev/null
+	"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
+		"$root/kernel/config/ringside-test.config" >/dev/null 2>&1
+	make -s -C "$tree" O="$obj" olddefconfig >/dev/null 2>&1
+	echo "kernel-check: building the $name bzImage with -j$jobs"
+	start=$(date +%s)
+	make -s -C "$tree" O="$obj" -j"$jobs" bzImage >"$obj/build.log" 2>&1 ||
+		{ tail -20 "$obj/build.log"; die "$name kernel build failed (log: $obj/build.log)"; }
+	echo "kernel-check: $name kernel ready in $(($(date +%s) - start)) s"
+}
 
-echo "kernel-check: initramfs (busybox, static ringside, tests/guest/run.sh)"
-make -s -C "$root" OUT="$OUT" all >/dev/null
-rm -rf "$work/initramfs"
-mkdir -p "$work/initramfs/bin"
-cp "$(command -v busybox)" "$work/initramfs/bin/busybox"
-ln -s busybox "$work/initramfs/bin/sh"	# /init's interpreter; it installs the rest
-cc -static -o "$work/initramfs/bin/ringside" "$root/$OUT"/cli/*.o "$root/$OUT/libringside.a" \
-	-lbpf -lelf -lz -lzstd -lm 2>"$work/static.log" || { cat "$work/static.log"; die "static link failed"; }
-cp "$root/tests/guest/run.sh" "$work/initramfs/init"
-(cd "$work/initramfs" && find . | cpio -o -H newc 2>/dev/null | gzip) >"$work/initramfs.cpio.gz"
+initramfs() {
+	local dir=$work/initramfs static="cc -static -O1 -std=gnu11 -D_GNU_SOURCE -I$root/include -I$root/src"
+	echo "kernel-check: initramfs (busybox, static ringside and check programs, tests/guest/run.sh)"
+	make -s -C "$root" OUT="$OUT" all >/dev/null
+	rm -rf "$dir"
+	mkdir -p "$dir/bin"
+	cp "$(command -v busybox)" "$dir/bin/busybox"
+	ln -s busybox "$dir/bin/sh"	# /init's interpreter; it installs the rest
+	$static -o "$dir/bin/ringside" "$root/$OUT"/cli/*.o "$root/$OUT/libringside.a" \
+		-lbpf -lelf -lz -lzstd -lm 2>"$work/static.log" || { cat "$work/static.log"; die "static link failed"; }
+	$static -o "$dir/bin/procmap_check" "$root/tests/progs/procmap_check.c"
+	$static -mno-red-zone -o "$dir/bin/uretprobe_check" "$root/tests/progs/uretprobe_check.c"
+	cp "$root/tests/progs/uretprobe_run.sh" "$dir/bin/uretprobe_run.sh"
+	cp "$root/tests/guest/run.sh" "$dir/init"
+	(cd "$dir" && find . | cpio -o -H newc 2>/dev/null | gzip) >"$work/initramfs.cpio.gz"
+}
 
-echo "kernel-check: booting under qemu (expecting the $expect feature set)"
-set +e
-timeout "$timeout" qemu-system-x86_64 -m 1024 -smp 2 -nographic -no-reboot \
-	-kernel "$tree/arch/x86/boot/bzImage" -initrd "$work/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 quiet ringside.expect=$expect" >"$work/console.log" 2>&1
-rc=$?
-set -e
-tr -d '\r' <"$work/console.log" | grep -aE '^(PASS|FAIL|SKIP) |^ringside-guest:|passed, [0-9]+ failed' || true
-[ "$rc" = 124 ] && die "the guest did not finish within ${timeout}s (console: $work/console.log)"
-summary=$(tr -d '\r' <"$work/console.log" | grep -aE '^[0-9]+ passed, [0-9]+ failed' | tail -1)
-[ -n "$summary" ] || die "no summary on the console (see $work/console.log)"
-failed=$(awk '{print $3}' <<<"$summary")
-[ "$failed" = 0 ] || die "$failed in-guest test(s) failed"
+# One boot: a fresh btrfs image as the guest's virtio disk, the console kept
+# in console-NAME.log; returns non-zero unless the suite reported 0 failed.
+boot() {
+	local name=$1 expect=unpatched log=$work/console-$1.log rc summary
+	[ "$name" = patched ] && expect=patched
+	rm -f "$work/disk.img"
+	truncate -s 1G "$work/disk.img"
+	mkfs.btrfs -q "$work/disk.img" >/dev/null
+	echo "kernel-check: booting the $name kernel under qemu (expecting the $expect feature set)"
+	set +e
+	timeout "$timeout" qemu-system-x86_64 -m 1024 -smp 2 -nographic -no-reboot \
+		-kernel "$work/obj-$name/arch/x86/boot/bzImage" -initrd "$work/initramfs.cpio.gz" \
+		-drive file="$work/disk.img",format=raw,if=virtio \
+		-append "console=ttyS0 panic=-1 quiet ringside.expect=$expect" >"$log" 2>&1
+	rc=$?
+	set -e
+	rm -f "$work/disk.img"
+	tr -d '\r' <"$log" | grep -aE '^(PASS|FAIL|SKIP) |^ringside-guest:|passed, [0-9]+ failed' |
+		sed "s/^\(PASS\|FAIL\|SKIP\) /\1 ${name}_/"
+	[ "$rc" = 124 ] && { echo "kernel-check: the $name guest did not finish within ${timeout}s (console: $log)" >&2; return 1; }
+	summary=$(tr -d '\r' <"$log" | grep -aE '^[0-9]+ passed, [0-9]+ failed' | tail -1)
+	[ -n "$summary" ] || { echo "kernel-check: no summary on the $name console (see $log)" >&2; return 1; }
+	[ "$(awk '{print $3}' <<<"$summary")" = 0 ] ||
+		{ echo "kernel-check: $name: $(awk '{print $3}' <<<"$summary") in-guest test(s) failed" >&2; return 1; }
+}
+
+for k in $kernels; do build_kernel "$k"; done
+initramfs
+failed=0
+for k in $kernels; do boot "$k" || failed=$((failed + 1)); done
+[ "$failed" = 0 ] || die "$failed of the boots failed"
+echo "kernel-check: all in-guest tests passed on: $kernels"

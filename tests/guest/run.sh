@@ -1,12 +1,14 @@
 #!/bin/sh
 # In-guest suite for `make kernel-check`: runs as /init in a qemu guest booted
-# from ringside's test kernel. ringside.expect=patched|unpatched on the kernel
-# command line says which kernel features must be present. Prints PASS/FAIL
-# lines and "N passed, N failed" on the serial console, then reboots (qemu
-# runs with -no-reboot, so that ends it).
+# from one of ringside's 6.1 test kernels. ringside.expect=patched|unpatched
+# on the kernel command line says whether the backport series is in: the
+# patched kernel must show every feature working, the stock one ringside's
+# fallbacks with correct results. /dev/vda is a fresh btrfs image. Prints
+# PASS/FAIL lines and "N passed, N failed" on the serial console, then
+# reboots (qemu runs with -no-reboot, so that ends it).
 export PATH=/bin
 /bin/busybox --install -s /bin
-mkdir -p /proc /sys /dev /tmp
+mkdir -p /proc /sys /dev /tmp /mnt
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
@@ -24,45 +26,171 @@ pass=0 fail=0
 ok() { echo "PASS $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
 check() { if eval "$2"; then ok "$1"; else ko "$1" "$3"; fi; }
+# A check program's own PASS/FAIL lines count as results.
+run_cases() {
+	"$@" >/tmp/cases 2>&1
+	cat /tmp/cases
+	pass=$((pass + $(grep -c '^PASS ' /tmp/cases)))
+	fail=$((fail + $(grep -c '^FAIL ' /tmp/cases)))
+	grep -q '^\(PASS\|FAIL\) ' /tmp/cases || ko "$1" "printed no results"
+}
+# Write text to a file: "ok", or the error the kernel answered.
+write_result() {
+	# busybox's echo, unlike its printf, reports a failed write
+	if echo -n "$2" 2>/tmp/werr >"$1"; then echo ok; else sed 's/.*: //' /tmp/werr; fi
+}
+patched() { [ "$expect" = patched ]; }
+if patched; then want=yes; else want=no; fi
+mount -t btrfs /dev/vda /mnt || ko btrfs_disk_mounts "mount /dev/vda failed"
 
+# ---- features ----------------------------------------------------------------
 ringside features >/tmp/features 2>&1
 cat /tmp/features
 feature() { grep "^$1 " /tmp/features | awk '{print $2}'; }
 for f in btf ringbuf tp_btf uprobe memcg_v2 tracefs; do
 	check "feature_$f" '[ "$(feature '$f')" = yes ]' "$(grep "^$f " /tmp/features)"
 done
-if [ "$expect" = patched ]; then want=yes; else want=no; fi
-for f in uretprobe_syscall procmap_query memory_reclaim_swappiness btrfs_dynamic_reclaim; do
+for f in uretprobe_syscall uretprobe_seccomp_passthrough procmap_query procmap_query_build_id \
+	memory_reclaim_swappiness btrfs_dynamic_reclaim; do
 	check "feature_${f}_$want" '[ "$(feature '$f')" = '$want' ]' "$(grep "^$f " /tmp/features)"
 done
 
-# Maps and symbols the same way on either kernel (PROCMAP_QUERY or text).
+# ---- PROCMAP_QUERY: the upstream selftest's cases and the UAPI, or ENOTTY ------
+if patched; then run_cases procmap_check present; else run_cases procmap_check absent; fi
+# ringside's maps work on either kernel (ioctl or text).
 sleep 30 &
 sp=$!
 ringside maps $sp >/tmp/maps 2>&1
 check maps_of_a_process 'grep -q busybox /tmp/maps' "$(head -3 /tmp/maps)"
 kill $sp
 
-# cgroup v2 reclaim: memory.reclaim requests traced with their text and result,
-# and the profiler driving memory.reclaim (swap on a zram device it creates).
-mkdir /sys/fs/cgroup/rs
-ringside reclaim --events --json --cgroup /sys/fs/cgroup/rs -d 8 >/tmp/trace 2>/tmp/trace.err &
+# ---- return probes: syscall trampoline (patched) or int3 (stock) -------------
+if patched; then mode=syscall; else mode=int3; fi
+run_cases uretprobe_run.sh /bin/uretprobe_check 50 $mode
+
+# ---- memory.reclaim and its swappiness= key ----------------------------------
+# 48 MiB of page cache on the btrfs disk, charged to a scratch cgroup.
+mkdir /sys/fs/cgroup/rk
+sh -c 'echo $$ >/sys/fs/cgroup/rk/cgroup.procs; exec dd if=/dev/zero of=/mnt/rk.dat bs=1M count=48 2>/dev/null'
+sync
+rk=/sys/fs/cgroup/rk/memory.reclaim
+check reclaim_plain_request_accepted '[ "$(write_result $rk "1M")" = ok ]' "$(write_result $rk "1M")"
+if patched; then
+	for req in "4M swappiness=0" "4M  swappiness=200  " "1M swappiness=0x3c" "0 swappiness=60"; do
+		r=$(write_result $rk "$req")
+		check "reclaim_accepts[$(echo $req | tr ' ' _)]" '[ "$r" = ok ]' "$r"
+	done
+	for req in "4M swappiness=201" "4M swappiness=-1" "4M swappiness=abc" "4M swappiness=" \
+		"4M swap=60" "4M swappiness=60 x" "swappiness=60" "4Q"; do
+		r=$(write_result $rk "$req")
+		check "reclaim_rejects[$(echo $req | tr ' ' _)]" '[ "$r" = "Invalid argument" ]' "$r"
+	done
+else
+	r=$(write_result $rk "4M swappiness=0")
+	check reclaim_stock_rejects_swappiness_key '[ "$r" = "Invalid argument" ]' "$r"
+fi
+# memory.high and memory.max writes reclaim too; the tracer names them.
+ringside reclaim --events --json --cgroup /sys/fs/cgroup/rk >/tmp/rk.trace 2>/tmp/rk.err &
 tr=$!
 sleep 2
-TMPDIR=/tmp ringside reclaim profile --cgroup /sys/fs/cgroup/rs --workload 32M --amount 8M \
-	--swappiness 0,200 --setup-zram 64M --json >/tmp/profile 2>/tmp/profile.err
+# Each write asks for less than the cgroup holds at that point (about 48M, a
+# reclaim may take more than asked): max first, then high well below it.
+echo 32M >/sys/fs/cgroup/rk/memory.max
+echo 4M >/sys/fs/cgroup/rk/memory.high
+sleep 1
+kill -INT $tr
+wait $tr
+grep -v '"trigger":"memory.reclaim"' /tmp/rk.trace | head -3
+check reclaim_v2_memory_high_write_traced \
+	'grep "\"trigger\":\"memory.high\"" /tmp/rk.trace | grep -q "\"request\":\"4M\""' "$(cat /tmp/rk.err)"
+check reclaim_v2_memory_max_write_traced \
+	'grep "\"trigger\":\"limit-write\"" /tmp/rk.trace | grep -q "\"request\":\"32M\""' "$(cat /tmp/rk.err)"
+rm -f /mnt/rk.dat
+rmdir /sys/fs/cgroup/rk
+
+# The profiler and the tracer on cgroup v2: page cache on btrfs, anon swapped
+# to a zram device the profiler creates. On the patched kernel swappiness=
+# steers each request (0: file only, 200: anon), and the tracer reports the
+# argument of each memory.reclaim write.
+mkdir /sys/fs/cgroup/rs
+ringside reclaim --events --json --cgroup /sys/fs/cgroup/rs >/tmp/trace 2>/tmp/trace.err &
+tr=$!
+sleep 2
+TMPDIR=/mnt ringside reclaim profile --cgroup /sys/fs/cgroup/rs --workload 48M --amount 12M \
+	--swappiness 0,200 --setup-zram 96M --json >/tmp/profile 2>/tmp/profile.err
 rc=$?
 cat /tmp/profile /tmp/profile.err
-rows=$(grep -c 'memory.reclaim' /tmp/profile)
+rows=$(grep -c '"type":"reclaim_profile"' /tmp/profile)
 check reclaim_v2_profile_runs '[ "$rc" = 0 ] && [ "$rows" = 2 ]' "rc=$rc rows=$rows"
 check reclaim_v2_profile_reclaims '! grep -q "reclaimed.:0," /tmp/profile' "a round reclaimed nothing"
-if [ "$expect" = unpatched ]; then
+row_pages() { sed -n 's/.*"swappiness":'$1',.*"anon_pages":\([0-9]*\),"file_pages":\([0-9]*\).*/\1 \2/p' /tmp/profile; }
+pages0=$(row_pages 0)
+pages200=$(row_pages 200)
+a0=${pages0% *} f0=${pages0#* } a200=${pages200% *} f200=${pages200#* }
+if patched; then
+	check reclaim_v2_profile_uses_key 'grep -q "memory.reclaim swappiness=" /tmp/profile' "method: $(head -1 /tmp/profile)"
+	# swappiness=0 leaves anon alone while file pages remain; 200 swaps.
+	check reclaim_v2_swappiness_0_takes_file_only '[ "${a0:-1}" = 0 ] && [ "${f0:-0}" -gt 0 ]' "anon $a0 file $f0 pages"
+	check reclaim_v2_swappiness_200_takes_anon '[ "${a200:-0}" -gt 0 ]' "anon $a200 file $f200 pages"
+else
 	check reclaim_v2_no_swappiness_key_noted 'grep -q "no swappiness= key" /tmp/profile.err' "no note"
 fi
+kill -INT $tr
 wait $tr
 cat /tmp/trace.err
-check reclaim_v2_traced_requests 'grep "trigger.:.memory.reclaim" /tmp/trace | grep -q 8388608' "$(head -c 300 /tmp/trace)"
+grep '"trigger":"memory.reclaim"' /tmp/trace | head -4
+check reclaim_v2_traced_requests 'grep "\"trigger\":\"memory.reclaim\"" /tmp/trace | grep -q 12582912' "$(head -c 300 /tmp/trace)"
+if patched; then
+	for s in 0 200; do
+		check "reclaim_v2_tracer_reports_swappiness_$s" \
+			'grep "\"request\":\"12582912 swappiness='$s'\"" /tmp/trace | grep -q "\"swappiness\":'$s',\"swappiness_from\":\"request\""' \
+			"no record of the swappiness=$s request"
+		if grep -q '"swappiness_arg"' /tmp/trace; then
+			check "reclaim_v2_fentry_sees_swappiness_arg_$s" 'grep -q "\"swappiness_arg\":'$s'" /tmp/trace' "no fentry record with $s"
+		fi
+	done
+fi
 rmdir /sys/fs/cgroup/rs 2>/dev/null
+
+# ---- btrfs: ringside's threshold equals the kernel's --------------------------
+uuid=$(ls /sys/fs/btrfs | grep -v '^features$' | head -1)
+alloc=/sys/fs/btrfs/$uuid/allocation/data
+# ringside's data threshold and the kernel's, read until both are stable.
+compare_threshold() {
+	for try in 1 2 3 4 5; do
+		k1=$(cat $alloc/bg_reclaim_threshold)
+		r=$(ringside btrfs threshold /mnt --json | grep '"space_info":"data"' |
+			sed 's/.*"threshold_pct":\([0-9]*\).*/\1/')
+		k2=$(cat $alloc/bg_reclaim_threshold)
+		[ "$k1" = "$k2" ] && break
+	done
+	echo "$1: kernel $k2 ringside $r"
+	[ "$k2" = "$r" ]
+}
+if patched; then
+	check btrfs_dynamic_reclaim_knob '[ "$(write_result $alloc/dynamic_reclaim 1)" = ok ] && [ "$(cat $alloc/dynamic_reclaim)" = 1 ]' \
+		"$(cat $alloc/dynamic_reclaim 2>&1)"
+	r=$(write_result $alloc/bg_reclaim_threshold 50)
+	check btrfs_threshold_read_only_while_dynamic '[ "$r" = "Invalid argument" ]' "$r"
+	levels=0 equal=0 nonzero=0
+	for step in "dd if=/dev/zero of=/mnt/a bs=1M count=200" "dd if=/dev/zero of=/mnt/b bs=1M count=300" \
+		"rm /mnt/a" "dd if=/dev/zero of=/mnt/c bs=1M count=250" "rm /mnt/b"; do
+		$step 2>/dev/null
+		sync
+		levels=$((levels + 1))
+		compare_threshold "$step" && equal=$((equal + 1))
+		[ "${r:-0}" -gt 0 ] && nonzero=$((nonzero + 1))
+	done
+	check btrfs_dynamic_threshold_equals_kernel '[ "$equal" = "$levels" ] && [ "$nonzero" -gt 0 ]' \
+		"$equal of $levels levels equal, $nonzero non-zero"
+	ringside btrfs threshold /mnt | grep '^data'
+	check btrfs_threshold_explained_dynamic 'ringside btrfs threshold /mnt | grep -q "^data .*dynamic: "' "no dynamic explanation"
+	echo 0 >$alloc/dynamic_reclaim
+fi
+r=$(write_result $alloc/bg_reclaim_threshold 65)
+check btrfs_fixed_threshold_writable '[ "$r" = ok ]' "$r"
+check btrfs_fixed_threshold_equals_kernel 'compare_threshold fixed && [ "$r" = 65 ]' "kernel $k2 ringside $r"
+umount /mnt
 
 echo "$pass passed, $fail failed"
 reboot -f

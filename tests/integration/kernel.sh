@@ -1,8 +1,9 @@
 #!/bin/bash
-# `make kernel-check` inside the suite: the 6.1 test kernel booted under qemu
-# with the in-guest suite (tests/guest/run.sh); its results appear here as
-# guest_* lines. The first run builds the kernel (about 5 min on 2 cores);
-# later runs reuse build/kernel.
+# `make kernel-check` inside the suite: the stock and the patched 6.1 test
+# kernels booted under qemu with the in-guest suite (tests/guest/run.sh); its
+# results appear here as guest_stock_* and guest_patched_* lines. The first
+# run builds both kernels (about 5 min each on 2 cores); later runs reuse
+# build/kernel.
 . "$(dirname "$0")/../lib.sh"
 need_root kernel_check || exit 0
 if [ ! -f /usr/src/linux-source-6.1.tar.xz ] || ! command -v qemu-system-x86_64 >/dev/null; then
