@@ -69,6 +69,7 @@ int rs_memcg_v2_self(char *path, size_t len)
 int rs_memcg_probe_swappiness_key(const char *dir)
 {
 	char ctl[512], child[4200];
+	bool scratch;
 	int err;
 
 	/*
@@ -79,14 +80,12 @@ int rs_memcg_probe_swappiness_key(const char *dir)
 	err = rs_read_file(dir, "cgroup.subtree_control", ctl, sizeof(ctl));
 	if (err < 0)
 		return err;
-	if (!word_in(ctl, "memory")) {
-		err = rs_write_file(dir, "memory.reclaim", "0 swappiness=60");
-		return err < 0 ? err : 0;
-	}
+	scratch = word_in(ctl, "memory");
 	snprintf(child, sizeof(child), "%s/ringside-probe-%d", dir, (int)getpid());
-	if (mkdir(child, 0755))
+	if (scratch && mkdir(child, 0755))
 		return -errno;
-	err = rs_write_file(child, "memory.reclaim", "0 swappiness=60");
-	rmdir(child);
+	err = rs_write_file(scratch ? child : dir, "memory.reclaim", "0 swappiness=60");
+	if (scratch)
+		rmdir(child);
 	return err < 0 ? err : 0;
 }

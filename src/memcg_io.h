@@ -10,7 +10,7 @@ int rs_memcg_v2_self(char *path, size_t len);
 
 /*
  * Does memory.reclaim accept "swappiness="? Asked with a zero-byte request
- * in a scratch child of dir (removed afterwards), or of dir itself when it
+ * in a scratch child of dir (removed afterwards), or in dir itself when it
  * does not delegate memory. 0 yes, -EINVAL no.
  */
 int rs_memcg_probe_swappiness_key(const char *dir);
