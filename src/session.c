@@ -59,6 +59,9 @@ int ringside_session_target_check(struct ringside_session *s)
 	if (start != s->target_start)
 		return rs_fail(s, -ESRCH, "target PID %u exited (the PID now names another process)",
 			       s->filter.tgid);
+	/* An exiting task loses its exe (exit_mm) before it turns zombie. */
+	if (!ino && s->target_exe_ino)
+		return rs_fail(s, -ESRCH, "target PID %u exited", s->filter.tgid);
 	if (dev != s->target_exe_dev || ino != s->target_exe_ino)
 		return rs_fail(s, -RINGSIDE_ERR_EXECED, "target PID %u exec'd another program",
 			       s->filter.tgid);
