@@ -92,7 +92,7 @@ initramfs() {
 # One boot: a fresh btrfs image as the guest's virtio disk, the console kept
 # in console-NAME.log; returns non-zero unless the suite reported 0 failed.
 boot() {
-	local name=$1 expect=unpatched log=$work/console-$1.log rc summary
+	local name=$1 expect=unpatched log=$work/console-$1.log rc console failed
 	[ "$name" = patched ] && expect=patched
 	rm -f "$work/disk.img"
 	truncate -s 1G "$work/disk.img"
@@ -106,13 +106,13 @@ boot() {
 	rc=$?
 	set -e
 	rm -f "$work/disk.img"
-	tr -d '\r' <"$log" | grep -aE '^(PASS|FAIL|SKIP) |^ringside-guest:|passed, [0-9]+ failed' |
+	console=$(tr -d '\r' <"$log")
+	grep -aE '^(PASS|FAIL|SKIP) |^ringside-guest:|passed, [0-9]+ failed' <<<"$console" |
 		sed "s/^\(PASS\|FAIL\|SKIP\) /\1 ${name}_/"
 	[ "$rc" = 124 ] && { echo "kernel-check: the $name guest did not finish within ${timeout}s (console: $log)" >&2; return 1; }
-	summary=$(tr -d '\r' <"$log" | grep -aE '^[0-9]+ passed, [0-9]+ failed' | tail -1)
-	[ -n "$summary" ] || { echo "kernel-check: no summary on the $name console (see $log)" >&2; return 1; }
-	[ "$(awk '{print $3}' <<<"$summary")" = 0 ] ||
-		{ echo "kernel-check: $name: $(awk '{print $3}' <<<"$summary") in-guest test(s) failed" >&2; return 1; }
+	failed=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' <<<"$console" | tail -1 | awk '{print $3}')
+	[ -n "$failed" ] || { echo "kernel-check: no summary on the $name console (see $log)" >&2; return 1; }
+	[ "$failed" = 0 ] || { echo "kernel-check: $name: $failed in-guest test(s) failed" >&2; return 1; }
 }
 
 for k in $kernels; do build_kernel "$k"; done
