@@ -170,8 +170,13 @@ static __always_inline int begin(void *ctx, bool global)
 		return 0;
 	if (!st->open || !st->in_write) {
 		open_record(ctx, st, task, global);
-		/* Charge reclaim: the cgroup filter applies to the reclaiming task. */
-		if (st->open && !st->in_write && rs_filter.cgroup_id && !rs_cgroup_matches())
+		/*
+		 * Charge reclaim: the cgroup filter applies to the reclaiming task.
+		 * A write to a control file was filtered by its target cgroup (also
+		 * when, without the syscall tracepoint, it is not held open).
+		 */
+		if (st->open && !(st->ev.flags & RS_RECLAIM_F_WRITE) && rs_filter.cgroup_id &&
+		    !rs_cgroup_matches())
 			st->open = 0;
 	}
 	if (!st->open)
