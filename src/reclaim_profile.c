@@ -3,7 +3,8 @@
  * The reclaim profiler: for each swappiness setting, refill the cgroup's
  * working set, ask for reclaim, and read what the reclaim collector saw.
  * Everything created (workload, temp file, zram swap) is removed and every
- * changed setting restored before returning.
+ * changed setting restored before returning; each change is written down in
+ * the run's state journal first, so a killed run is repaired by the next.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 
 #include "cgroup.h"
 #include "memcg_io.h"
+#include "state_journal.h"
 #include "ringside/reclaim.h"
 
 struct profile {
@@ -34,8 +36,13 @@ struct profile {
 	int zram_id;
 	char zram_dev[64];
 	struct ringside_session *s;
-	struct rs_reclaim_event last;
-	bool have_last;
+	struct rs_journal journal;
+	/* The request's reclaim records, summed: one per write, or one per pass
+	 * on kernels without the syscall tracepoint. */
+	struct {
+		uint64_t reclaimed, anon, file, scanned_anon, scanned_file, ns;
+		unsigned int records;
+	} got;
 };
 
 static void note(struct profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -85,6 +92,8 @@ static int write_swap_header(const char *dev, uint64_t size)
 	return n == (ssize_t)sizeof(page) ? 0 : -EIO;
 }
 
+static void zram_teardown(struct profile *p);
+
 static int zram_setup(struct profile *p, uint64_t size)
 {
 	char buf[32], dir[64];
@@ -96,6 +105,11 @@ static int zram_setup(struct profile *p, uint64_t size)
 		return fail(p, err, "cannot create a zram device (/sys/class/zram-control/hot_add: %s): "
 			    "is the zram module loaded?", strerror(-err));
 	p->zram_id = atoi(buf);
+	err = rs_journal_zram(&p->journal, p->zram_id);
+	if (err < 0) {
+		zram_teardown(p);
+		return fail(p, err, "cannot write the state journal: %s", strerror(-err));
+	}
 	snprintf(dir, sizeof(dir), "/sys/block/zram%d", p->zram_id);
 	snprintf(p->zram_dev, sizeof(p->zram_dev), "/dev/zram%d", p->zram_id);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)size);
@@ -182,6 +196,8 @@ static int worker_start(struct profile *p, const char *cgroup, uint64_t bytes)
 		}
 		close(fd);
 	}
+	if (rs_journal_file(&p->journal, p->tmpfile))
+		return fail(p, -EIO, "cannot write the state journal for %s", p->tmpfile);
 	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC))
 		return fail(p, -errno, "pipe: %s", strerror(errno));
 	p->worker = fork();
@@ -199,6 +215,8 @@ static int worker_start(struct profile *p, const char *cgroup, uint64_t bytes)
 	}
 	close(to[0]);
 	close(from[1]);
+	/* It exits by itself when this process dies (EOF on the pipe); the record is for the rest. */
+	rs_journal_process(&p->journal, p->worker);
 	p->to_worker = to[1];
 	p->from_worker = from[0];
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)p->worker);
@@ -247,10 +265,16 @@ static int on_event(void *ctx, const struct rs_event_hdr *ev, size_t size)
 {
 	struct profile *p = ctx;
 
-	if (ev->type == RS_EV_RECLAIM && size >= sizeof(p->last) &&
-	    (((const struct rs_reclaim_event *)ev)->flags & RS_RECLAIM_F_WRITE)) {
-		memcpy(&p->last, ev, sizeof(p->last));
-		p->have_last = true;
+	const struct rs_reclaim_event *r = (const void *)ev;
+
+	if (ev->type == RS_EV_RECLAIM && size >= sizeof(*r) && (r->flags & RS_RECLAIM_F_WRITE)) {
+		p->got.reclaimed += r->nr_reclaimed;
+		p->got.anon += r->reclaimed_anon;
+		p->got.file += r->reclaimed_file;
+		p->got.scanned_anon += r->scanned_anon;
+		p->got.scanned_file += r->scanned_file;
+		p->got.ns += r->duration_ns;
+		p->got.records++;
 	}
 	return 0;
 }
@@ -280,7 +304,7 @@ static int request(struct profile *p, const char *cg, int swappiness, struct rin
 	int ret;
 	double t0;
 
-	p->have_last = false;
+	memset(&p->got, 0, sizeof(p->got));
 	t0 = now_s();
 	if (p->v2) {
 		if (p->has_swap_key)
@@ -316,23 +340,37 @@ static int request(struct profile *p, const char *cg, int swappiness, struct rin
 	if (cgroup_gone(ret))
 		return removed(p, ret, cg);
 	row->err = ret < 0 ? ret : 0;
-	for (int i = 0; i < 20 && !p->have_last; i++)
+	/*
+	 * The records were submitted before the write returned: one poll finds
+	 * them all. A write that reclaimed nothing may have made none; the
+	 * bounded wait covers a reader that is slow to be scheduled.
+	 */
+	for (int i = 0; i < 20 && !p->got.records; i++)
 		ringside_session_poll(p->s, 50);
-	if (p->have_last) {
-		row->reclaimed = p->last.nr_reclaimed * 4096;
-		row->anon_pages = p->last.reclaimed_anon;
-		row->file_pages = p->last.reclaimed_file;
-		row->scanned_anon = p->last.scanned_anon;
-		row->scanned_file = p->last.scanned_file;
-		row->seconds = p->last.duration_ns / 1e9;
+	ringside_session_poll(p->s, 0);
+	if (p->got.records) {
+		row->reclaimed = p->got.reclaimed * 4096;
+		row->anon_pages = p->got.anon;
+		row->file_pages = p->got.file;
+		row->scanned_anon = p->got.scanned_anon;
+		row->scanned_file = p->got.scanned_file;
+		row->seconds = p->got.ns / 1e9;
 	}
 	return 0;
 }
 
 static void restore(struct profile *p, const char *cg)
 {
-	if (!p->v2 && p->orig_swappiness[0])
+	if (!p->v2 && p->orig_swappiness[0]) {
 		rs_write_file(cg, "memory.swappiness", p->orig_swappiness);
+		/* Each request restores it; this covers a request cut short. */
+		rs_write_file(cg, "memory.limit_in_bytes", p->orig_limit);
+	}
+}
+
+static void journal_note(void *ctx, const char *line)
+{
+	note(ctx, "%s", line);
 }
 
 int ringside_reclaim_profile(const struct ringside_reclaim_profile_opts *o,
@@ -340,13 +378,14 @@ int ringside_reclaim_profile(const struct ringside_reclaim_profile_opts *o,
 			     char *errmsg, size_t errmsg_len)
 {
 	struct profile p = { .o = o, .notes = notes, .notes_len = notes_len, .errmsg = errmsg,
-			     .errmsg_len = errmsg_len, .zram_id = -1 };
+			     .errmsg_len = errmsg_len, .zram_id = -1, .journal = { .fd = -1 } };
 	struct ringside_session_opts so = { .sz = sizeof(so), .cgroup_path = o->cgroup,
 					    .on_event = on_event, .ctx = &p };
 	struct rs_cgroup_ref ref;
 	const char *cg = o->cgroup;
 	unsigned int rounds = o->rounds ? o->rounds : 1;
 	char buf[64];
+	pid_t holder;
 	int err;
 
 	if (notes_len)
@@ -356,6 +395,9 @@ int ringside_reclaim_profile(const struct ringside_reclaim_profile_opts *o,
 	if (!cg || (err = rs_cgroup_resolve(cg, &ref)))
 		return fail(&p, cg ? err : -EINVAL, "%s is not a cgroup directory", cg ? cg : "(none)");
 	p.v2 = ref.v2;
+	if (ref.level == 0)
+		return fail(&p, -EINVAL, "%s is the root memory cgroup: its swappiness and limit are "
+			    "the whole machine's; profile a child cgroup (mkdir %s/NAME)", cg, cg);
 	if (p.v2 ? rs_read_file(cg, "memory.current", buf, sizeof(buf)) < 0 :
 		   rs_read_file(cg, "memory.usage_in_bytes", buf, sizeof(buf)) < 0)
 		return fail(&p, -RINGSIDE_ERR_NOMEMCG, "%s has no memory controller", cg);
@@ -364,6 +406,12 @@ int ringside_reclaim_profile(const struct ringside_reclaim_profile_opts *o,
 	for (unsigned int i = 0; i < o->nr_swappiness; i++)
 		if (o->swappiness[i] < 0 || o->swappiness[i] > 200)
 			return fail(&p, -EINVAL, "swappiness %d is outside 0..200", o->swappiness[i]);
+	err = rs_journal_begin(&p.journal, cg, &holder, journal_note, &p);
+	if (err == -EBUSY)
+		return fail(&p, err, "ringside PID %d is profiling %s: wait for it to end", (int)holder, cg);
+	if (err)
+		return fail(&p, err, "cannot create the state journal in %s: %s", rs_journal_dir(),
+			    strerror(-err));
 	if (p.v2) {
 		p.has_swap_key = rs_memcg_probe_swappiness_key(cg) == 0;
 		if (!p.has_swap_key)
@@ -371,8 +419,13 @@ int ringside_reclaim_profile(const struct ringside_reclaim_profile_opts *o,
 				 "vm.swappiness applies to every request");
 	} else {
 		if (rs_read_file(cg, "memory.swappiness", p.orig_swappiness, sizeof(p.orig_swappiness)) < 0 ||
-		    rs_read_file(cg, "memory.limit_in_bytes", p.orig_limit, sizeof(p.orig_limit)) < 0)
+		    rs_read_file(cg, "memory.limit_in_bytes", p.orig_limit, sizeof(p.orig_limit)) < 0 ||
+		    rs_journal_setting(&p.journal, cg, "memory.limit_in_bytes") ||
+		    rs_journal_setting(&p.journal, cg, "memory.swappiness")) {
+			p.orig_swappiness[0] = '\0';
+			rs_journal_end(&p.journal);
 			return fail(&p, -EACCES, "cannot read %s's memory settings", cg);
+		}
 		p.orig_swappiness[strcspn(p.orig_swappiness, "\n")] = '\0';
 		p.orig_limit[strcspn(p.orig_limit, "\n")] = '\0';
 		note(&p, "cgroup v1: each setting is memory.swappiness, reclaim is asked for by "
@@ -417,5 +470,6 @@ out:
 	restore(&p, cg);
 	zram_teardown(&p);
 	ringside_session_close(p.s);
+	rs_journal_end(&p.journal);
 	return err;
 }

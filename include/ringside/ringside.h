@@ -170,6 +170,20 @@ void ringside_features_print(const struct ringside_features *f, FILE *out, bool 
  */
 int ringside_check_privileges(void);
 
+/* ---- state left by killed runs ----------------------------------------- */
+
+/*
+ * Commands that change the system (the reclaim profiler: memory.swappiness,
+ * memory.limit_in_bytes, zram swap, a temp file, a workload process) write
+ * each change down in /run/ringside/PID.state ($RINGSIDE_STATE_DIR) before
+ * making it and remove the file once they restored everything. This undoes
+ * the changes of runs that were killed before they could (SIGKILL, a crash),
+ * last change first, calls fn with one line per action, and returns the
+ * number of dead runs repaired (or a negative errno). Live runs are left alone.
+ * State-changing library calls do this themselves before they start.
+ */
+int ringside_state_repair(void (*fn)(void *ctx, const char *line), void *ctx);
+
 /* Write s as a JSON string literal (quotes included, control chars escaped). */
 void ringside_json_string(FILE *out, const char *s);
 

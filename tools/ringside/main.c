@@ -14,6 +14,7 @@ static const char main_usage[] =
 	"  reclaim    trace memory reclaim (memcg and global); profile swappiness\n"
 	"  maps       dump a process's mappings (PROCMAP_QUERY) with build IDs\n"
 	"  sym        symbolize addresses of a process\n"
+	"  cleanup    undo what killed runs left changed (zram, cgroup settings)\n"
 	"\n"
 	"Run 'ringside COMMAND --help' for a command's options; see ringside(1).\n"
 	"  --version  print version and event ABI\n";
@@ -32,6 +33,7 @@ int main(int argc, char **argv)
 		{ "reclaim", cmd_reclaim },
 		{ "maps", cmd_maps },
 		{ "sym", cmd_sym },
+		{ "cleanup", cmd_cleanup },
 	};
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
