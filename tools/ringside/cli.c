@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+
+#include "ringside/resolve.h"
 
 #include "cli.h"
 
@@ -37,19 +40,24 @@ int cli_parse_size(const char *s, unsigned long long *out)
 {
 	char *end;
 	unsigned long long v;
+	unsigned int shift = 0;
 
-	errno = 0;
-	if (!s || *s == '-' || !*s)
+	/* strtoull skips spaces and negates "-1" into a huge value: digits first. */
+	if (!s || *s < '0' || *s > '9')
 		return -EINVAL;
+	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || end == s)
 		return -EINVAL;
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
 	default: break;
 	}
+	if (v > (~0ULL >> shift))
+		return -ERANGE;
+	v <<= shift;
 	if (*end == 'i' || *end == 'B')
 		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
 	if (*end)
@@ -71,23 +79,110 @@ int cli_parse_seconds(const char *s, double *out)
 	return 0;
 }
 
-static int parse_pid(const char *arg, pid_t *out, const char *what)
+const char *cli_quote(const char *arg)
+{
+	/* A few buffers, so that one message can quote two arguments. */
+	static char bufs[4][80];
+	static unsigned int next;
+	char *b = bufs[next++ % 4];
+	size_t n = arg ? strlen(arg) : 0;
+
+	if (!arg)
+		return "(none)";
+	if (n < sizeof(bufs[0]))
+		return arg;
+	snprintf(b, sizeof(bufs[0]), "%.60s... (%zu bytes)", arg, n);
+	return b;
+}
+
+int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max,
+		   unsigned long long *out)
 {
 	char *end;
-	long v;
+	unsigned long long v;
 
+	/* strtoull takes "-1" as ULLONG_MAX and skips spaces: allow digits only. */
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
 	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || *end || v <= 0 || v > 0x3fffffff) {
-		cli_err("%s '%s' is not a process id: give a positive number", what, arg);
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int cli_check_writable(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode)) {
+			cli_err("output file %s is a directory: name a file", cli_quote(path));
+			return -1;
+		}
+		if (access(path, W_OK)) {
+			cli_err("cannot write %s: %s", cli_quote(path), strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK)) {
+		cli_err("cannot write %s: directory %s %s", cli_quote(path), cli_quote(dir),
+			errno == ENOENT ? "does not exist" : "is not writable");
 		return -1;
 	}
-	if (kill((pid_t)v, 0) && errno == ESRCH) {
-		cli_err("no such %s: %ld (check with ps)", what, v);
+	return 0;
+}
+
+void cli_print_repair(void *ctx, const char *line)
+{
+	(void)ctx;
+	cli_err("%s", line);
+}
+
+int cli_parse_pid(const char *arg, pid_t *pid, const char *what)
+{
+	unsigned long long v;
+	int err;
+
+	if (cli_parse_uint(arg, 1, 0x3fffffff, &v)) {
+		cli_err("%s '%s' is not a process id: give a positive number", what, cli_quote(arg));
 		return -1;
 	}
-	*out = (pid_t)v;
-	return 1;
+	*pid = (pid_t)v;
+	err = ringside_proc_check(*pid);
+	switch (err) {
+	case 0:
+		return 0;
+	case -ESRCH:
+		cli_err("no such %s: %llu (check with ps)", what, v);
+		break;
+	case -RINGSIDE_ERR_ZOMBIE:
+		cli_err("%s %llu has exited (a zombie its parent has not reaped): nothing to trace",
+			what, v);
+		break;
+	case -RINGSIDE_ERR_KTHREAD:
+		cli_err("%s %llu is a kernel thread: it has no user-space code or memory to trace",
+			what, v);
+		break;
+	case -EACCES:
+	case -EPERM:
+		cli_err("not allowed to read %s %llu's memory map: run as root or as its owner", what, v);
+		break;
+	default:
+		cli_err("%s %llu: %s", what, v, ringside_strerror(err));
+		break;
+	}
+	return -1;
 }
 
 int cli_common_opt(int opt, const char *arg, struct cli_opts *o)
@@ -96,15 +191,16 @@ int cli_common_opt(int opt, const char *arg, struct cli_opts *o)
 
 	switch (opt) {
 	case 'p':
-		return parse_pid(arg, &o->pid, "process");
+		return cli_parse_pid(arg, &o->pid, "process") ? -1 : 1;
 	case 1001:
-		return parse_pid(arg, &o->tid, "thread");
+		return cli_parse_pid(arg, &o->tid, "thread") ? -1 : 1;
 	case 1002:
 		o->cgroup = arg;
 		return 1;
 	case 1003:
 		if (strlen(arg) >= RS_COMM_LEN) {
-			cli_err("--comm '%s' is longer than the kernel's %d-byte comm", arg, RS_COMM_LEN - 1);
+			cli_err("--comm '%s' is longer than the kernel's %d-byte comm", cli_quote(arg),
+				RS_COMM_LEN - 1);
 			return -1;
 		}
 		o->comm = arg;
@@ -114,20 +210,20 @@ int cli_common_opt(int opt, const char *arg, struct cli_opts *o)
 		return 1;
 	case 'd':
 		if (cli_parse_seconds(arg, &o->duration) || o->duration == 0) {
-			cli_err("--duration '%s' is not a positive number of seconds", arg);
+			cli_err("--duration '%s' is not a positive number of seconds", cli_quote(arg));
 			return -1;
 		}
 		return 1;
 	case 1005:
 		if (cli_parse_seconds(arg, &o->interval) || o->interval < 0.01) {
-			cli_err("--interval '%s' is not a number of seconds >= 0.01", arg);
+			cli_err("--interval '%s' is not a number of seconds >= 0.01", cli_quote(arg));
 			return -1;
 		}
 		return 1;
 	case 1006:
 		if (cli_parse_size(arg, &size) || size < 4096 || (size & (size - 1)) ||
 		    size > (1ULL << 30)) {
-			cli_err("--ringbuf-size '%s' must be a power of two from 4K to 1G", arg);
+			cli_err("--ringbuf-size '%s' must be a power of two from 4K to 1G", cli_quote(arg));
 			return -1;
 		}
 		o->ringbuf_bytes = size;

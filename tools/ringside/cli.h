@@ -57,6 +57,15 @@ int cli_common_opt(int opt, const char *arg, struct cli_opts *o);
 
 /* Parse "64M"-style sizes (K, M, G; powers of 1024). */
 int cli_parse_size(const char *s, unsigned long long *out);
+/* Parse a decimal integer in [min, max]: digits only, no wrap. -EINVAL or -ERANGE. */
+int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max,
+		   unsigned long long *out);
+/* An argument as error messages show it: long ones cut, with their length. */
+const char *cli_quote(const char *arg);
+/* Can an output file be created or replaced at path? -1 after an error line. */
+int cli_check_writable(const char *path);
+/* ringside_state_repair() callback: each repair as a "ringside: ..." line. */
+void cli_print_repair(void *ctx, const char *line);
 /* Parse a non-negative number of seconds. */
 int cli_parse_seconds(const char *s, double *out);
 
@@ -88,8 +97,12 @@ struct cli_loop {
 };
 int cli_run(struct cli_loop *loop);
 
-/* Resolve a PID argument, with one-line errors (no such process, zombie...). */
-int cli_parse_target_pid(const char *arg, pid_t *pid);
+/*
+ * Parse a PID argument and check the process can be traced, with one-line
+ * errors naming the cause (no such process, zombie, kernel thread,
+ * permission); what is "process" or "thread". 0 or -1 after the error.
+ */
+int cli_parse_pid(const char *arg, pid_t *pid, const char *what);
 void cli_build_id_hex(const uint8_t *id, uint32_t n, char *out, size_t len);
 void cli_perms(uint32_t flags, char out[5]);
 
@@ -100,5 +113,6 @@ int cmd_btrfs(int argc, char **argv);
 int cmd_reclaim(int argc, char **argv);
 int cmd_maps(int argc, char **argv);
 int cmd_sym(int argc, char **argv);
+int cmd_cleanup(int argc, char **argv);
 
 #endif

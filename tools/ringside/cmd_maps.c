@@ -63,35 +63,6 @@ static int print_vma(void *arg, const struct ringside_vma *v)
 	return 0;
 }
 
-int cli_parse_target_pid(const char *arg, pid_t *pid)
-{
-	char *end;
-	long v;
-	int err;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || *end || v <= 0 || v > 0x3fffffff) {
-		cli_err("'%s' is not a process id: give a positive number", arg);
-		return -1;
-	}
-	*pid = (pid_t)v;
-	err = ringside_proc_check(*pid);
-	if (err == -ESRCH) {
-		cli_err("no such process: %ld (check with ps)", v);
-		return -1;
-	}
-	if (err == -EACCES || err == -EPERM) {
-		cli_err("not allowed to read process %ld's memory map: run as root or as its owner", v);
-		return -1;
-	}
-	if (err) {
-		cli_err("process %ld: %s", v, ringside_strerror(err));
-		return -1;
-	}
-	return 0;
-}
-
 int cmd_maps(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -125,7 +96,7 @@ int cmd_maps(int argc, char **argv)
 		cli_err("maps: give exactly one PID (see ringside maps --help)");
 		return 2;
 	}
-	if (cli_parse_target_pid(argv[optind], &pid))
+	if (cli_parse_pid(argv[optind], &pid, "process"))
 		return 1;
 	err = ringside_procmaps_open(pid, mode, &pm);
 	if (!err) {

@@ -126,10 +126,9 @@ static int parse_list(const char *s, int *out, unsigned int *n)
 	if (!copy)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v = strtol(tok, &end, 10);
+		unsigned long long v;
 
-		if (*end || end == tok || v < 0 || v > 200 || *n == MAX_SETTINGS) {
+		if (cli_parse_uint(tok, 0, 200, &v) || *n == MAX_SETTINGS) {
 			free(copy);
 			return -EINVAL;
 		}
@@ -172,13 +171,16 @@ int cmd_reclaim_profile(int argc, char **argv)
 		case 'c': po.cgroup = optarg; break;
 		case 's':
 			if (parse_list(optarg, settings, &po.nr_swappiness)) {
-				cli_err("bad --swappiness '%s': comma-separated values in 0..200", optarg);
+				cli_err("bad --swappiness '%s': up to %d comma-separated values in 0..200",
+					cli_quote(optarg), MAX_SETTINGS);
 				goto out;
 			}
 			break;
 		case 'a': case 'w': case 'z':
 			if (cli_parse_size(optarg, &v) || !v) {
-				cli_err("bad size '%s': a positive number with an optional K, M or G", optarg);
+				cli_err("bad size '%s' for --%s: a positive number with an optional K, M or G",
+					cli_quote(optarg), opt == 'a' ? "amount" : opt == 'w' ? "workload" :
+					"setup-zram");
 				goto out;
 			}
 			if (opt == 'a')
@@ -189,11 +191,12 @@ int cmd_reclaim_profile(int argc, char **argv)
 				po.zram_bytes = v;
 			break;
 		case 'r':
-			po.rounds = (unsigned int)strtoul(optarg, NULL, 10);
-			if (!po.rounds || po.rounds * po.nr_swappiness > MAX_ROUNDS_TOTAL) {
-				cli_err("bad --rounds '%s'", optarg);
+			if (cli_parse_uint(optarg, 1, MAX_ROUNDS_TOTAL, &v)) {
+				cli_err("bad --rounds '%s': a whole number from 1 to %d", cli_quote(optarg),
+					MAX_ROUNDS_TOTAL);
 				goto out;
 			}
+			po.rounds = (unsigned int)v;
 			break;
 		case 'g': svg = optarg; break;
 		case 'j': pc->json = true; break;
@@ -206,6 +209,15 @@ int cmd_reclaim_profile(int argc, char **argv)
 		cli_err("reclaim profile needs --cgroup PATH: see ringside reclaim profile --help");
 		goto out;
 	}
+	/* Checked once all options are in: --rounds may come before --swappiness. */
+	if (po.rounds * po.nr_swappiness > MAX_ROUNDS_TOTAL) {
+		cli_err("%u rounds of %u settings is more than %d requests: lower --rounds",
+			po.rounds, po.nr_swappiness, MAX_ROUNDS_TOTAL);
+		goto out;
+	}
+	/* A chart that cannot be written should fail now, not after the profile. */
+	if (svg && cli_check_writable(svg))
+		goto out;
 	ret = 1;
 	cli_setup_libbpf_print(verbose);
 	if (cli_require_bpf())
@@ -213,6 +225,7 @@ int cmd_reclaim_profile(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	ringside_state_repair(cli_print_repair, NULL);
 	err = ringside_reclaim_profile(&po, on_row, pc, notes, sizeof(notes), errmsg, sizeof(errmsg));
 	if (notes[0])
 		for (char *line = strtok(notes, "\n"); line; line = strtok(NULL, "\n"))

@@ -95,7 +95,7 @@ int cmd_sym(int argc, char **argv)
 		cli_err("sym: give a PID (see ringside sym --help)");
 		return 2;
 	}
-	if (cli_parse_target_pid(argv[optind], &c.pid))
+	if (cli_parse_pid(argv[optind], &c.pid, "process"))
 		return 1;
 	for (int i = optind + 1; i < argc; i++) {
 		if (parse_addr(argv[i], &addr)) {
