@@ -1,7 +1,9 @@
 # ringside: eBPF observability for AES-GCM, memcg reclaim and btrfs reclaim.
 # make            build library, CLI and tests' helpers
-# make check      unit + integration tests (integration needs root + BPF)
-# make demo       run the main job on the built-in workloads
+# make check      unit + integration tests (integration needs root + BPF);
+#                 installs the Debian packages it lacks first (deps, kernel-deps)
+# make demo       run the main job on the built-in workloads (installs deps first)
+# make check REPEAT=N [TESTS="btrfs gcm"]  run the selection N times, per-test failure table
 # make bench      overhead and resolver benchmarks
 # make deps       install the Debian packages the build and tests need
 # make install PREFIX=/usr/local [DESTDIR=...]
@@ -53,7 +55,7 @@ LIB_A     := $(OUT)/libringside.a
 LIB_SO    := $(OUT)/libringside.so.$(VERSION)
 CLI       := $(OUT)/ringside
 
-.PHONY: all lib cli tests check unit integration demo bench deps install clean vmlinux kernel-deps kernel-check
+.PHONY: all lib cli tests check check-run unit integration demo demo-run bench deps install clean vmlinux kernel-deps kernel-check
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -115,8 +117,14 @@ $(OUT)/tests/progs/%: tests/progs/%.c
 
 tests: all $(UNIT_BINS) $(PROG_BINS)
 
-check: tests
-	@OUT=$(OUT) SANFLAGS="$(SANFLAGS)" tests/run-tests.sh
+# The two README commands install what they lack, then build in a fresh make
+# (pkg-config answers above must be read after the packages are there).
+check:
+	@tools/deps.sh $(DEB_PKGS) $(KERNEL_PKGS)
+	@$(MAKE) --no-print-directory check-run
+
+check-run: tests
+	@OUT=$(OUT) SANFLAGS="$(SANFLAGS)" REPEAT="$(REPEAT)" tests/run-tests.sh $(TESTS)
 
 unit: $(UNIT_BINS)
 	@OUT=$(OUT) tests/run-tests.sh unit
@@ -125,7 +133,11 @@ integration: tests
 	@OUT=$(OUT) tests/run-tests.sh integration
 
 # ---- demo and bench ----------------------------------------------------------
-demo: all $(PROG_BINS)
+demo:
+	@tools/deps.sh $(DEB_PKGS)
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run: all $(PROG_BINS)
 	@OUT=$(OUT) tools/demo.sh
 
 $(OUT)/bench/%: bench/%.c tests/frozen_child.h $(LIB_A)
