@@ -44,6 +44,7 @@ struct gcm_call {
 	__u32 depth;		/* nested probed calls of the same kind */
 	__u8 lib;
 	__u8 kind;
+	__u8 tag_unchecked;	/* an open whose tag the caller fetched to compare itself */
 };
 
 /* LRU: contexts freed without a probed release must not fill the map. */
@@ -134,23 +135,25 @@ static __always_inline void handle_drop(void *ctx, __u64 handle)
 	bpf_map_delete_elem(&gcm_handles, &k);
 }
 
-static __always_inline void call_park(void *ctx, const struct gcm_msg *m, __u64 handle,
-				      __u64 arg, __u8 lib, __u8 kind)
+static __always_inline struct gcm_call *call_park(void *ctx, const struct gcm_msg *m,
+						  __u64 handle, __u64 arg, __u8 lib, __u8 kind)
 {
 	struct gcm_call *c = call_slot(true);
 
 	if (!c)
-		return;
+		return NULL;
 	c->handle = handle;
 	c->arg = arg;
 	c->lib_id = (__u32)bpf_get_attach_cookie(ctx);
 	c->depth = 0;
 	c->lib = lib;
 	c->kind = kind;
+	c->tag_unchecked = 0;
 	if (m)
 		c->m = *m;
 	else
 		__builtin_memset(&c->m, 0, sizeof(c->m));
+	return c;
 }
 
 static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
@@ -494,7 +497,7 @@ int BPF_KRETPROBE(gcm_gnutls_oneshot_ret, long rc)
 	int err = (int)rc;
 
 	if (c)
-		call_done(ctx, c, !err ? RS_GCM_OK :
+		call_done(ctx, c, !err ? (c->tag_unchecked ? RS_GCM_UNCHECKED : RS_GCM_OK) :
 			  c->m.dir == RS_GCM_OPEN && err == GNUTLS_E_DECRYPTION_FAILED ?
 			  RS_GCM_TAG_FAIL : RS_GCM_ERROR, err);
 	return 0;
@@ -640,28 +643,38 @@ int BPF_KPROBE(gcm_gcry_decrypt)
 	return 0;
 }
 
-static __always_inline int gcry_tag_enter(struct pt_regs *ctx, __u64 hd, __u8 dir)
+/*
+ * checktag ends an open; gettag ends a seal, or an open whose data went
+ * through gcry_cipher_decrypt: the caller compares that tag itself (packet
+ * decoders do), so the message is an open with its tag unchecked.
+ */
+static __always_inline int gcry_tag_enter(struct pt_regs *ctx, __u64 hd, bool get)
 {
 	struct gcm_msg *m = msg_of(ctx, hd);
+	struct gcm_call *c;
+	bool unchecked;
 
 	if (!m || !m->active)
 		return 0;
+	unchecked = get && m->dir == RS_GCM_OPEN;
 	m->active = 0;
-	m->dir = dir;
-	call_park(ctx, m, hd, 0, RS_GCM_LIB_GCRYPT, GCM_CALL_FINISH);
+	m->dir = get && !unchecked ? RS_GCM_SEAL : RS_GCM_OPEN;
+	c = call_park(ctx, m, hd, 0, RS_GCM_LIB_GCRYPT, GCM_CALL_FINISH);
+	if (c)
+		c->tag_unchecked = unchecked;
 	return 0;
 }
 
 SEC("uprobe")
 int BPF_KPROBE(gcm_gcry_gettag, void *hd)
 {
-	return gcry_tag_enter(ctx, (__u64)hd, RS_GCM_SEAL);
+	return gcry_tag_enter(ctx, (__u64)hd, true);
 }
 
 SEC("uprobe")
 int BPF_KPROBE(gcm_gcry_checktag, void *hd)
 {
-	return gcry_tag_enter(ctx, (__u64)hd, RS_GCM_OPEN);
+	return gcry_tag_enter(ctx, (__u64)hd, false);
 }
 
 /* gcry_error_t: source in the top byte, GPG_ERR_CHECKSUM in the low 16 bits. */
@@ -672,7 +685,7 @@ int BPF_KRETPROBE(gcm_gcry_tag_ret, long rc)
 	int err = (int)rc;
 
 	if (c)
-		call_done(ctx, c, !err ? RS_GCM_OK :
+		call_done(ctx, c, !err ? (c->tag_unchecked ? RS_GCM_UNCHECKED : RS_GCM_OK) :
 			  c->m.dir == RS_GCM_OPEN && (err & 0xffff) == GPG_ERR_CHECKSUM ?
 			  RS_GCM_TAG_FAIL : RS_GCM_ERROR, err);
 	return 0;

@@ -148,7 +148,9 @@ static void load_segments(struct rs_symtab *st, Elf *elf)
 
 static void finish(struct rs_symtab *st)
 {
-	qsort_r(st->syms, st->nsyms, sizeof(*st->syms), cmp_sym, st->names);
+	/* A damaged or stripped file may leave no symbols (and syms NULL). */
+	if (st->nsyms > 1)
+		qsort_r(st->syms, st->nsyms, sizeof(*st->syms), cmp_sym, st->names);
 }
 
 /* Symbols from /usr/lib/debug/.build-id/xx/yyyy.debug, when installed. */

@@ -11,7 +11,7 @@ import json
 import sys
 
 expect_file, json_file, pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
-Row = lambda: {"ops": 0, "aad": 0, "payload": 0, "tagfail": 0}
+Row = lambda: {"ops": 0, "aad": 0, "payload": 0, "tagfail": 0, "unchecked": 0}
 want = collections.defaultdict(Row)
 payload_known = collections.defaultdict(lambda: True)
 for line in open(expect_file):
@@ -42,6 +42,7 @@ for line in open(json_file):
     r["aad"] += o["aad_bytes"]
     r["payload"] += o["payload_bytes"]
     r["tagfail"] += o["result"] == "tag-fail"
+    r["unchecked"] += o["result"] == "unchecked"
     bad_latency += o["latency_ns"] <= 0
     callers[o["lib"]].add(o["caller"].split("+")[0])
 
@@ -55,7 +56,7 @@ check("gcm_start_record", start is not None and start["libs"], "no gcm_start rec
 check("gcm_saw_events", events > 0, "no records for PID %d" % pid)
 for key in sorted(set(want) | set(got)):
     w, g = want.get(key, Row()), got.get(key, Row())
-    fields = ["ops", "aad", "tagfail"] + (["payload"] if payload_known[key] else [])
+    fields = ["ops", "aad", "tagfail", "unchecked"] + (["payload"] if payload_known[key] else [])
     diff = {k: (w[k], g[k]) for k in fields if w[k] != g[k]}
     check("gcm_%s_%s_%d" % key, not diff, "want vs got %s" % diff)
 # The application calls GnuTLS and libgcrypt directly: their callers are
