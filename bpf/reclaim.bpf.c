@@ -313,17 +313,36 @@ int BPF_PROG(reclaim_kswapd_sleep)
 }
 
 /* The write that asked for reclaim returns: its result closes the record. */
-SEC("tracepoint/syscalls/sys_exit_write")
-int reclaim_write_exit(struct trace_event_raw_sys_exit *args)
+static __always_inline void write_returned(long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct rcl_state *st = bpf_task_storage_get(&rcl_tasks, task, 0, 0);
 
 	if (!st || !st->open || !st->in_write)
-		return 0;
-	st->ev.write_ret = args->ret;
+		return;
+	st->ev.write_ret = ret;
 	st->in_write = 0;
 	emit(st);
+}
+
+/* Where tracefs shows the write syscall's own tracepoint: only writes pay. */
+SEC("tracepoint/syscalls/sys_exit_write")
+int reclaim_write_exit(struct trace_event_raw_sys_exit *args)
+{
+	write_returned(args->ret);
+	return 0;
+}
+
+/*
+ * Without it (tracefs not mounted, or no CONFIG_FTRACE_SYSCALLS): the raw
+ * syscall-exit tracepoint, which needs no tracefs; every syscall exit runs
+ * this, and only a write looks further.
+ */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(reclaim_sys_exit, struct pt_regs *regs, long ret)
+{
+	if (regs->orig_ax == NR_WRITE)
+		write_returned(ret);
 	return 0;
 }
 

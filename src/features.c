@@ -318,6 +318,20 @@ static void probe_memcg(struct ringside_features *out)
 		set(sw, false, "could not probe memory.reclaim in a scratch cgroup: %s", strerror(-err));
 }
 
+bool rs_kernel_has_btf_type(const char *name)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool has;
+
+	if (!btf)
+		return false;
+	/* Tracepoints are typedefs (btf_trace_NAME); types are structs. */
+	has = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0 ||
+	      btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+	return has;
+}
+
 static bool btf_struct_has(const struct btf *btf, const char *type, const char *member)
 {
 	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);

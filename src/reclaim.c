@@ -53,14 +53,28 @@ static int reclaim_load(struct rs_collector *c)
 	/* Reclaim records are rare enough to hand over at once. */
 	((struct rs_filter_cfg *)&r->skel->rodata->rs_filter)->wakeup_bytes = 0;
 	r->skel->rodata->memcg_ssid = rs_cgroup_subsys_id("memory");
-	/* Kernels without CONFIG_FTRACE_SYSCALLS have no syscall tracepoints. */
-	r->skel->rodata->have_write_exit =
-		!access("/sys/kernel/tracing/events/syscalls/sys_exit_write", F_OK) ||
-		!access("/sys/kernel/debug/tracing/events/syscalls/sys_exit_write", F_OK);
-	bpf_program__set_autoload(r->skel->progs.reclaim_write_exit, r->skel->rodata->have_write_exit);
-	if (!r->skel->rodata->have_write_exit && !r->without_fentry)
-		rs_note(c->s, "reclaim: no syscalls/sys_exit_write tracepoint (CONFIG_FTRACE_SYSCALLS): "
-			"a write's reclaim passes are reported one by one, without its result");
+	/*
+	 * A write's reclaim passes are folded into one record closed by the
+	 * write's return: seen through syscalls/sys_exit_write where tracefs
+	 * shows it (CONFIG_FTRACE_SYSCALLS, tracefs mounted), else through the
+	 * raw sys_exit tracepoint, else not at all (one record per pass).
+	 */
+	{
+		bool write_tp = !access("/sys/kernel/tracing/events/syscalls/sys_exit_write", F_OK) ||
+				!access("/sys/kernel/debug/tracing/events/syscalls/sys_exit_write", F_OK);
+		bool raw_exit = !write_tp && rs_kernel_has_btf_type("btf_trace_sys_exit");
+
+		r->skel->rodata->have_write_exit = write_tp || raw_exit;
+		bpf_program__set_autoload(r->skel->progs.reclaim_write_exit, write_tp);
+		bpf_program__set_autoload(r->skel->progs.reclaim_sys_exit, raw_exit);
+		if (!write_tp && !r->without_fentry)
+			rs_note(c->s, raw_exit ?
+				"reclaim: no syscalls/sys_exit_write tracepoint (tracefs not mounted, or "
+				"no CONFIG_FTRACE_SYSCALLS): a write's return is seen at the raw sys_exit "
+				"tracepoint, which every syscall exit passes through" :
+				"reclaim: no syscall exit tracepoint: a write's reclaim passes are "
+				"reported one by one, without its result");
+	}
 	{
 		/* cgroup v2 only (no v1 memory hierarchy mounted): the default hierarchy. */
 		FILE *m = fopen("/proc/mounts", "re");
