@@ -20,13 +20,22 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
-/* One slot: reservations that failed because the ring buffer was full. */
+/* Per enum rs_drop_slot: what could not be recorded, never silently. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, RS_DROP_SLOTS);
 	__type(key, __u32);
 	__type(value, __u64);
 } drops SEC(".maps");
+
+/* Exact per-row counters (events.h, "in-kernel totals"). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, RS_TOTALS_MAX_ENTRIES);
+	__type(key, struct rs_total_key);
+	__type(value, struct rs_total_val);
+} totals SEC(".maps");
 
 const volatile struct rs_filter_cfg rs_filter = {
 	.cgroup_ssid = -1,
@@ -118,13 +127,38 @@ static __always_inline bool rs_filter_pass(void)
 	return !rs_filter.cgroup_id || rs_cgroup_matches();
 }
 
-static __always_inline void rs_count_drop(void)
+static __always_inline void rs_count_drop_slot(__u32 slot)
 {
-	__u32 zero = 0;
-	__u64 *cnt = bpf_map_lookup_elem(&drops, &zero);
+	__u64 *cnt = bpf_map_lookup_elem(&drops, &slot);
 
 	if (cnt)
 		(*cnt)++;
+}
+
+static __always_inline void rs_count_drop(void)
+{
+	rs_count_drop_slot(RS_DROP_RINGBUF);
+}
+
+/*
+ * This CPU's counters of a totals row, created on first use; NULL (and
+ * counted as a drop) when the map is full.
+ */
+static __always_inline struct rs_total_val *rs_total_row(const struct rs_total_key *key)
+{
+	struct rs_total_val *v = bpf_map_lookup_elem(&totals, key);
+
+	if (v)
+		return v;
+	{
+		struct rs_total_val zero = {};
+
+		bpf_map_update_elem(&totals, key, &zero, BPF_NOEXIST);
+	}
+	v = bpf_map_lookup_elem(&totals, key);
+	if (!v)
+		rs_count_drop_slot(RS_DROP_TOTALS);
+	return v;
 }
 
 /*

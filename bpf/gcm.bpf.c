@@ -156,11 +156,35 @@ static __always_inline struct gcm_call *call_park(void *ctx, const struct gcm_ms
 	return c;
 }
 
+/* The exact count of every completed message, whether or not its record fits the ring. */
+static __always_inline void count_total(const struct gcm_call *c, __u8 result, __u64 latency)
+{
+	struct rs_total_key key = {
+		.tgid = bpf_get_current_pid_tgid() >> 32,
+		.k1 = c->lib_id,
+		.k2 = c->lib | (__u32)c->m.dir << 8,
+		.k3 = c->m.key_bits,
+	};
+	struct rs_total_val *v = rs_total_row(&key);
+
+	if (!v)
+		return;
+	v->c[RS_GCM_TOTAL_OPS]++;
+	v->c[RS_GCM_TOTAL_AAD] += c->m.aad;
+	v->c[RS_GCM_TOTAL_PAYLOAD] += c->m.payload;
+	v->c[RS_GCM_TOTAL_TAG_FAIL] += result == RS_GCM_TAG_FAIL;
+	v->c[RS_GCM_TOTAL_ERRORS] += result == RS_GCM_ERROR;
+	v->c[RS_GCM_TOTAL_UNCHECKED] += result == RS_GCM_UNCHECKED;
+	v->c[RS_GCM_TOTAL_LAT_SUM] += latency;
+}
+
 static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 				 __u8 result, __s32 rc)
 {
 	struct rs_gcm_event *ev;
 	__u32 size = sizeof(*ev);
+
+	count_total(c, result, bpf_ktime_get_ns() - c->m.start_ns);
 
 	if (want_stack)
 		size += RS_GCM_MAX_STACK * sizeof(__u64);

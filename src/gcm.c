@@ -9,6 +9,7 @@
 
 #include "session_int.h"
 #include "gcm_libs.h"
+#include "totals.h"
 #include "ringside/gcm.h"
 #include "gcm.skel.h"
 
@@ -250,12 +251,56 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 	return 0;
 }
 
-static struct rs_gcm *gcm_of(const struct ringside_session *s)
+static const struct rs_collector *gcm_collector(const struct ringside_session *s)
 {
 	for (const struct rs_collector *c = s ? s->collectors : NULL; c; c = c->next)
 		if (c->ops == &gcm_ops)
-			return c->priv;
+			return c;
 	return NULL;
+}
+
+static struct rs_gcm *gcm_of(const struct ringside_session *s)
+{
+	const struct rs_collector *c = gcm_collector(s);
+
+	return c ? c->priv : NULL;
+}
+
+struct totals_walk {
+	int (*fn)(void *ctx, const struct ringside_gcm_total *t);
+	void *ctx;
+};
+
+static int gcm_total_row(void *ctx, const struct rs_total_key *k, const struct rs_total_val *v)
+{
+	struct totals_walk *w = ctx;
+	struct ringside_gcm_total t = {
+		.tgid = k->tgid,
+		.lib_id = k->k1,
+		.lib = (uint8_t)(k->k2 & 0xff),
+		.dir = (uint8_t)(k->k2 >> 8),
+		.key_bits = (uint16_t)k->k3,
+		.ops = v->c[RS_GCM_TOTAL_OPS],
+		.aad_bytes = v->c[RS_GCM_TOTAL_AAD],
+		.payload_bytes = v->c[RS_GCM_TOTAL_PAYLOAD],
+		.tag_failures = v->c[RS_GCM_TOTAL_TAG_FAIL],
+		.errors = v->c[RS_GCM_TOTAL_ERRORS],
+		.unchecked = v->c[RS_GCM_TOTAL_UNCHECKED],
+		.lat_sum_ns = v->c[RS_GCM_TOTAL_LAT_SUM],
+	};
+
+	return w->fn(w->ctx, &t);
+}
+
+int ringside_gcm_totals(struct ringside_session *s,
+			int (*fn)(void *ctx, const struct ringside_gcm_total *t), void *ctx)
+{
+	const struct rs_collector *c = gcm_collector(s);
+	struct totals_walk w = { fn, ctx };
+
+	if (!c || !c->obj)
+		return -ENOTCONN;
+	return rs_collector_totals(c, gcm_total_row, &w);
 }
 
 unsigned int ringside_gcm_nr_libs(const struct ringside_session *s)

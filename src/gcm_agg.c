@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Per process × library × direction × key size rows of GCM records. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,13 +108,39 @@ static size_t find_row(const struct ringside_gcm_agg *agg, const struct ringside
 	return lo;
 }
 
+/* The row of key (tgid, lib_id, dir, key_bits), added when missing; NULL: no memory. */
+static struct agg_row *row_of(struct ringside_gcm_agg *agg, const struct ringside_gcm_row *key)
+{
+	struct agg_row *row;
+	bool found;
+	size_t at = find_row(agg, key, &found);
+
+	if (found)
+		return agg->rows[at];
+	if (agg->nr == agg->cap) {
+		size_t cap = agg->cap ? agg->cap * 2 : 16;
+		struct agg_row **rows = realloc(agg->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return NULL;
+		agg->rows = rows;
+		agg->cap = cap;
+	}
+	row = calloc(1, sizeof(*row));
+	if (!row)
+		return NULL;
+	row->r = *key;
+	memmove(&agg->rows[at + 1], &agg->rows[at], (agg->nr - at) * sizeof(*agg->rows));
+	agg->rows[at] = row;
+	agg->nr++;
+	return row;
+}
+
 int ringside_gcm_agg_add(struct ringside_gcm_agg *agg, const struct rs_event_hdr *ev, size_t size)
 {
 	const struct rs_gcm_event *g = (const void *)ev;
 	struct ringside_gcm_row key = {0};
 	struct agg_row *row;
-	bool found;
-	size_t at;
 
 	if (ev->type != RS_EV_GCM_OP || size < sizeof(*g))
 		return 0;
@@ -121,33 +148,18 @@ int ringside_gcm_agg_add(struct ringside_gcm_agg *agg, const struct rs_event_hdr
 	key.lib_id = g->lib_id;
 	key.dir = g->dir;
 	key.key_bits = g->key_bits;
-	at = find_row(agg, &key, &found);
-	if (!found) {
-		if (agg->nr == agg->cap) {
-			size_t cap = agg->cap ? agg->cap * 2 : 16;
-			struct agg_row **rows = realloc(agg->rows, cap * sizeof(*rows));
-
-			if (!rows)
-				return -ENOMEM;
-			agg->rows = rows;
-			agg->cap = cap;
-		}
-		row = calloc(1, sizeof(*row));
-		if (!row)
-			return -ENOMEM;
-		row->r = key;
-		row->r.lib = g->lib;
-		memmove(&agg->rows[at + 1], &agg->rows[at], (agg->nr - at) * sizeof(*agg->rows));
-		agg->rows[at] = row;
-		agg->nr++;
-	}
-	row = agg->rows[at];
+	key.lib = g->lib;
+	row = row_of(agg, &key);
+	if (!row)
+		return -ENOMEM;
 	memcpy(row->r.comm, ev->comm, sizeof(row->r.comm));
+	row->r.events++;
 	row->r.ops++;
 	row->r.aad_bytes += g->aad_bytes;
 	row->r.payload_bytes += g->payload_bytes;
 	row->r.tag_failures += g->result == RS_GCM_TAG_FAIL;
 	row->r.errors += g->result == RS_GCM_ERROR;
+	row->r.unchecked += g->result == RS_GCM_UNCHECKED;
 	row->r.lat_sum_ns += g->latency_ns;
 	if (g->latency_ns > row->r.lat_max_ns)
 		row->r.lat_max_ns = g->latency_ns;
@@ -157,9 +169,61 @@ int ringside_gcm_agg_add(struct ringside_gcm_agg *agg, const struct rs_event_hdr
 	return 0;
 }
 
+/* The task's name, for a row that no record named (all its records were lost). */
+static void comm_from_proc(uint32_t tgid, char *comm, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	f = fopen(path, "re");
+	if (!f || !fgets(comm, (int)len, f))
+		snprintf(comm, len, "?");
+	else
+		comm[strcspn(comm, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
+int ringside_gcm_agg_set_total(struct ringside_gcm_agg *agg, const struct ringside_gcm_total *t,
+			       const struct ringside_gcm_agg *base)
+{
+	struct ringside_gcm_row key = { .tgid = t->tgid, .lib_id = t->lib_id, .lib = t->lib,
+					.dir = t->dir, .key_bits = t->key_bits };
+	struct ringside_gcm_row prev = { 0 };
+	struct agg_row *row;
+	bool found;
+
+	if (base) {
+		size_t at = find_row(base, &key, &found);
+
+		if (found)
+			prev = base->rows[at]->r;
+	}
+	/* A row from an earlier interval with nothing new: leave it out. */
+	if (base && t->ops == prev.ops) {
+		find_row(agg, &key, &found);
+		if (!found)
+			return 0;
+	}
+	row = row_of(agg, &key);
+	if (!row)
+		return -ENOMEM;
+	if (!row->r.comm[0])
+		comm_from_proc(t->tgid, row->r.comm, sizeof(row->r.comm));
+	row->r.ops = t->ops - prev.ops;
+	row->r.aad_bytes = t->aad_bytes - prev.aad_bytes;
+	row->r.payload_bytes = t->payload_bytes - prev.payload_bytes;
+	row->r.tag_failures = t->tag_failures - prev.tag_failures;
+	row->r.errors = t->errors - prev.errors;
+	row->r.unchecked = t->unchecked - prev.unchecked;
+	row->r.lat_sum_ns = t->lat_sum_ns - prev.lat_sum_ns;
+	return 0;
+}
+
 static uint64_t percentile(const struct agg_row *row, unsigned int pct)
 {
-	uint64_t want = (row->r.ops * pct + 99) / 100, seen = 0;
+	uint64_t want = (row->r.events * pct + 99) / 100, seen = 0;
 
 	for (unsigned int i = 0; i < FINE_SLOTS; i++) {
 		seen += row->fine[i];

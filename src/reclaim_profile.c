@@ -395,12 +395,13 @@ int ringside_reclaim_profile(const struct ringside_reclaim_profile_opts *o,
 	if (!cg || (err = rs_cgroup_resolve(cg, &ref)))
 		return fail(&p, cg ? err : -EINVAL, "%s is not a cgroup directory", cg ? cg : "(none)");
 	p.v2 = ref.v2;
+	/* The v1 root has usage_in_bytes; the v2 root has no memory.current. */
+	if (p.v2 ? rs_read_file(cg, ref.level ? "memory.current" : "memory.stat", buf, sizeof(buf)) < 0 :
+		   rs_read_file(cg, "memory.usage_in_bytes", buf, sizeof(buf)) < 0)
+		return fail(&p, -RINGSIDE_ERR_NOMEMCG, "%s has no memory controller", cg);
 	if (ref.level == 0)
 		return fail(&p, -EINVAL, "%s is the root memory cgroup: its swappiness and limit are "
 			    "the whole machine's; profile a child cgroup (mkdir %s/NAME)", cg, cg);
-	if (p.v2 ? rs_read_file(cg, "memory.current", buf, sizeof(buf)) < 0 :
-		   rs_read_file(cg, "memory.usage_in_bytes", buf, sizeof(buf)) < 0)
-		return fail(&p, -RINGSIDE_ERR_NOMEMCG, "%s has no memory controller", cg);
 	if (!o->amount)
 		return fail(&p, -EINVAL, "the amount to reclaim must be above 0");
 	for (unsigned int i = 0; i < o->nr_swappiness; i++)

@@ -11,6 +11,7 @@
 #include "session_int.h"
 #include "cgroup.h"
 #include "proc_stat.h"
+#include "totals.h"
 #include "ringside/resolve.h"
 
 #define RS_DEFAULT_RINGBUF (256 * 1024)
@@ -309,33 +310,17 @@ static void collector_unload(struct rs_collector *c)
 	c->obj = NULL;
 }
 
-static void collector_lost_total(struct rs_collector *c, uint64_t *lost)
-{
-	struct bpf_map *map = c->obj ? bpf_object__find_map_by_name(c->obj, "drops") : NULL;
-	int ncpu = libbpf_num_possible_cpus();
-	__u32 zero = 0;
-	__u64 *vals;
-
-	if (!map || ncpu <= 0)
-		return;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return;
-	if (!bpf_map_lookup_elem(bpf_map__fd(map), &zero, vals))
-		for (int i = 0; i < ncpu; i++)
-			*lost += vals[i];
-	free(vals);
-}
-
 void ringside_session_detach(struct ringside_session *s)
 {
 	uint64_t lost = 0;
 
 	if (!s)
 		return;
-	/* Keep the drop count of what is being unloaded for the final summary. */
-	for (struct rs_collector *c = s->collectors; c; c = c->next)
-		collector_lost_total(c, &lost);
+	/* Keep the drop counts of what is being unloaded for the final summary. */
+	for (struct rs_collector *c = s->collectors; c; c = c->next) {
+		lost += rs_collector_drops(c, RS_DROP_RINGBUF);
+		s->rows_lost_before += rs_collector_drops(c, RS_DROP_TOTALS);
+	}
 	s->lost_before += lost;
 	ring_buffer__free(s->rb);
 	s->rb = NULL;
@@ -423,12 +408,15 @@ int ringside_session_epoll_fd(const struct ringside_session *s)
 
 int ringside_session_stats(const struct ringside_session *s, struct ringside_stats *st)
 {
-	uint64_t lost = s->lost_before;
+	uint64_t lost = s->lost_before, rows_lost = s->rows_lost_before;
 
 	*st = s->st;
-	for (struct rs_collector *c = s->collectors; c; c = c->next)
-		collector_lost_total(c, &lost);
+	for (struct rs_collector *c = s->collectors; c; c = c->next) {
+		lost += rs_collector_drops(c, RS_DROP_RINGBUF);
+		rows_lost += rs_collector_drops(c, RS_DROP_TOTALS);
+	}
 	st->lost = lost;
+	st->rows_lost = rows_lost;
 	return 0;
 }
 

@@ -47,6 +47,7 @@ struct ringside_session {
 	bool attached;
 	struct ringside_stats st;
 	uint64_t lost_before;
+	uint64_t rows_lost_before;
 	uint64_t target_start;		/* identity of opts.pid: start time... */
 	dev_t target_exe_dev;		/* ...and the program it runs */
 	ino_t target_exe_ino;		/* drops counted by collectors since unloaded */
@@ -83,6 +84,9 @@ int rs_collector_attach_all(struct rs_collector *c, const struct bpf_program *op
 
 /* Keep a raw link fd; on failure it is closed. */
 int rs_collector_keep_link_fd(struct rs_collector *c, int fd);
+
+/* Does the running kernel's BTF name this type or tracepoint (btf_trace_NAME)? */
+bool rs_kernel_has_btf_type(const char *name);
 
 /* Keep a link; on failure the link is destroyed. */
 int rs_collector_keep_link(struct rs_collector *c, struct bpf_link *link);

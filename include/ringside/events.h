@@ -202,6 +202,44 @@ struct rs_btrfs_event {
 };
 
 /* Filter configuration written to every BPF object's .rodata by user space. */
+/* ---- in-kernel totals ------------------------------------------------------ */
+
+/*
+ * Every collector counts what it sees in a per-CPU hash ("totals") before it
+ * reserves a ring-buffer record, so summaries are exact even when records
+ * are lost. The key's fields and the counters' meanings are the collector's
+ * (see RS_GCM_TOTAL_* below); user space sums the per-CPU values.
+ */
+#define RS_TOTALS_MAX_ENTRIES 4096
+#define RS_TOTAL_COUNTERS 8
+
+struct rs_total_key {
+	__u32 tgid;
+	__u32 k1, k2, k3;	/* collector-defined */
+};
+
+struct rs_total_val {
+	__u64 c[RS_TOTAL_COUNTERS];
+};
+
+/* Slots of the per-CPU "drops" array. */
+enum rs_drop_slot {
+	RS_DROP_RINGBUF = 0,	/* a record could not be reserved: the ring was full */
+	RS_DROP_TOTALS = 1,	/* the totals map was full: a row could not be added */
+	RS_DROP_SLOTS
+};
+
+/* GCM totals: k1 lib_id, k2 lib | dir << 8, k3 key_bits. */
+enum rs_gcm_total_counter {
+	RS_GCM_TOTAL_OPS = 0,
+	RS_GCM_TOTAL_AAD,
+	RS_GCM_TOTAL_PAYLOAD,
+	RS_GCM_TOTAL_TAG_FAIL,
+	RS_GCM_TOTAL_ERRORS,
+	RS_GCM_TOTAL_UNCHECKED,
+	RS_GCM_TOTAL_LAT_SUM,
+};
+
 struct rs_filter_cfg {
 	__u32 tgid;		/* 0: any process */
 	__u32 tid;		/* 0: any thread */

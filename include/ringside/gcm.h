@@ -94,6 +94,14 @@ struct ringside_gcm_row {
 	uint64_t lat_max_ns;
 	struct ringside_hist size_hist;	/* payload bytes per message */
 	struct ringside_hist lat_hist;	/* ns per message */
+	uint64_t unchecked;	/* opens whose tag the application compared itself */
+	/*
+	 * Records delivered for this row. The counts above are exact when set
+	 * from the kernel's totals (ringside_gcm_agg_set_total()); latency
+	 * percentiles and histograms come from the delivered records, so they
+	 * cover events of ops messages only (fewer: the ring buffer was full).
+	 */
+	uint64_t events;
 };
 
 struct ringside_gcm_agg;
@@ -107,6 +115,36 @@ int ringside_gcm_agg_foreach(struct ringside_gcm_agg *agg,
 			     int (*fn)(void *ctx, const struct ringside_gcm_row *row), void *ctx);
 /* Forget all rows (start a new interval). */
 void ringside_gcm_agg_reset(struct ringside_gcm_agg *agg);
+
+/*
+ * Exact counts per process x library x direction x key size, kept by the
+ * BPF programs for every completed message before its record is queued, so
+ * they hold even when the ring buffer drops records. Cumulative since attach.
+ */
+struct ringside_gcm_total {
+	uint32_t tgid;
+	uint32_t lib_id;
+	uint8_t lib;		/* enum rs_gcm_lib */
+	uint8_t dir;		/* enum rs_gcm_dir */
+	uint16_t key_bits;
+	uint64_t ops;
+	uint64_t aad_bytes;
+	uint64_t payload_bytes;
+	uint64_t tag_failures;
+	uint64_t errors;
+	uint64_t unchecked;
+	uint64_t lat_sum_ns;
+};
+/* Walk the kernel's rows (while attached); fn returns non-zero to stop. */
+int ringside_gcm_totals(struct ringside_session *s,
+			int (*fn)(void *ctx, const struct ringside_gcm_total *t), void *ctx);
+/*
+ * Set the counts of t's row to t's (adding the row if no record came for
+ * it); with base, to t minus base's counts of the same row (an interval's
+ * share of cumulative totals). Latency and histograms stay the records'.
+ */
+int ringside_gcm_agg_set_total(struct ringside_gcm_agg *agg, const struct ringside_gcm_total *t,
+			       const struct ringside_gcm_agg *base);
 
 #pragma GCC visibility pop
 

@@ -118,6 +118,11 @@ struct ringside_stats {
 	uint64_t bytes;		/* bytes of records delivered */
 	unsigned int collectors;/* collectors attached */
 	unsigned int links;	/* BPF links held */
+	/*
+	 * Completed operations the in-kernel totals could not count because
+	 * their map was full (RS_TOTALS_MAX_ENTRIES rows): summaries miss them.
+	 */
+	uint64_t rows_lost;
 };
 int ringside_session_stats(const struct ringside_session *s, struct ringside_stats *st);
 

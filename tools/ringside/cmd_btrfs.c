@@ -28,14 +28,30 @@ static const char btrfs_usage[] =
 
 #define MAX_FS 16
 
+struct fs_tally {
+	uint64_t kinds[RS_BTRFS_KIND_MAX];
+	uint64_t relocations, bytes_moved, balance_removals;
+};
+
 struct fs_stats {
 	struct ringside_btrfs_fs fs;
 	bool mounted;
-	uint64_t kinds[RS_BTRFS_KIND_MAX];
-	uint64_t relocations, bytes_moved, balance_removals;
+	struct fs_tally interval, run;	/* since the last summary; since the start */
 	struct ringside_btrfs_counters base[3];	/* sysfs counters at the last summary */
+	struct ringside_btrfs_counters start[3];	/* ... and when tracing began */
 	bool have_base;
 };
+
+static void tally(struct fs_tally *t, const struct rs_btrfs_event *e, unsigned int trig)
+{
+	t->kinds[e->kind]++;
+	if (e->kind == RS_BTRFS_RECLAIM) {
+		t->relocations++;
+		t->bytes_moved += e->used;
+	}
+	if (e->kind == RS_BTRFS_REMOVE && trig == RS_BTRFS_TRIG_BALANCE)
+		t->balance_removals++;
+}
 
 struct btrfs_cli {
 	struct cli_opts o;
@@ -181,13 +197,8 @@ static int on_event(void *ctx, const struct rs_event_hdr *ev, size_t size)
 	timed = ringside_btrfs_track(b->s, e, &tm) == 1;
 	f = fs_stats_of(b, e->fsid);
 	if (f) {
-		f->kinds[e->kind]++;
-		if (e->kind == RS_BTRFS_RECLAIM) {
-			f->relocations++;
-			f->bytes_moved += e->used;
-		}
-		if (e->kind == RS_BTRFS_REMOVE && trig == RS_BTRFS_TRIG_BALANCE)
-			f->balance_removals++;
+		tally(&f->interval, e, trig);
+		tally(&f->run, e, trig);
 	}
 	explanation[0] = '\0';
 	if (e->kind == RS_BTRFS_ADD_RECLAIM)
@@ -213,15 +224,17 @@ static int on_event(void *ctx, const struct rs_event_hdr *ev, size_t size)
 	return 0;
 }
 
-static void summarize(void *ctx, double elapsed)
+static void summarize(void *ctx, double elapsed, bool final)
 {
 	struct btrfs_cli *b = ctx;
-	double secs = elapsed - b->last_tick;
+	double secs = final ? elapsed : elapsed - b->last_tick;
 
 	if (b->want.uuid[0])
 		fs_stats_of(b, b->want.fsid);
 	for (unsigned int i = 0; i < b->nr_fs; i++) {
 		struct fs_stats *f = &b->fs[i];
+		const struct fs_tally *k = final ? &f->run : &f->interval;
+		const struct ringside_btrfs_counters *from = final ? f->start : f->base;
 		struct ringside_btrfs_counters now[3];
 
 		sysfs_counters(f, now);
@@ -231,16 +244,17 @@ static void summarize(void *ctx, double elapsed)
 			struct ringside_btrfs_threshold th = { 0 };
 
 			if (f->have_base) {
-				d.reclaim_count -= f->base[t].reclaim_count;
-				d.reclaim_bytes -= f->base[t].reclaim_bytes;
-				d.reclaim_errors -= f->base[t].reclaim_errors;
+				d.reclaim_count -= from[t].reclaim_count;
+				d.reclaim_bytes -= from[t].reclaim_bytes;
+				d.reclaim_errors -= from[t].reclaim_errors;
 			}
 			if (f->mounted &&
 			    !ringside_btrfs_space_read(&f->fs, (enum ringside_btrfs_type)t, &sp, NULL))
 				ringside_btrfs_threshold(&sp, &th);
 			if (b->o.json) {
-				printf("{\"type\":\"btrfs_summary\",\"interval_s\":%.3f,\"fsid\":\"%s\","
-				       "\"mountpoint\":", secs, f->fs.uuid);
+				printf("{\"type\":\"btrfs_summary\",\"scope\":\"%s\",\"interval_s\":%.3f,"
+				       "\"fsid\":\"%s\",\"mountpoint\":", final ? "run" : "interval", secs,
+				       f->fs.uuid);
 				ringside_json_string(stdout, f->mounted ? f->fs.mountpoint : "");
 				printf(",\"space_info\":\"%s\",\"reclaim_count\":%llu,\"reclaim_bytes\":%llu,"
 				       "\"reclaim_errors\":%llu,\"threshold_pct\":%d,\"threshold_dynamic\":%s",
@@ -252,32 +266,33 @@ static void summarize(void *ctx, double elapsed)
 					printf(",\"queued\":%llu,\"relocations\":%llu,\"bytes_moved\":%llu,"
 					       "\"balance_removals\":%llu,\"removed\":%llu,\"unused_queued\":%llu,"
 					       "\"chunks_allocated\":%llu,\"chunks_freed\":%llu",
-					       (unsigned long long)f->kinds[RS_BTRFS_ADD_RECLAIM],
-					       (unsigned long long)f->relocations,
-					       (unsigned long long)f->bytes_moved,
-					       (unsigned long long)f->balance_removals,
-					       (unsigned long long)f->kinds[RS_BTRFS_REMOVE],
-					       (unsigned long long)f->kinds[RS_BTRFS_ADD_UNUSED],
-					       (unsigned long long)f->kinds[RS_BTRFS_CHUNK_ALLOC],
-					       (unsigned long long)f->kinds[RS_BTRFS_CHUNK_FREE]);
+					       (unsigned long long)k->kinds[RS_BTRFS_ADD_RECLAIM],
+					       (unsigned long long)k->relocations,
+					       (unsigned long long)k->bytes_moved,
+					       (unsigned long long)k->balance_removals,
+					       (unsigned long long)k->kinds[RS_BTRFS_REMOVE],
+					       (unsigned long long)k->kinds[RS_BTRFS_ADD_UNUSED],
+					       (unsigned long long)k->kinds[RS_BTRFS_CHUNK_ALLOC],
+					       (unsigned long long)k->kinds[RS_BTRFS_CHUNK_FREE]);
 				puts("}");
 				continue;
 			}
 			if (t == 0) {
 				char moved[32];
 
-				human(f->bytes_moved, moved, sizeof(moved));
-				printf("\n%s (%s%s%s) over %.1f s: %llu queued, %llu relocated (%s moved), "
+				human(k->bytes_moved, moved, sizeof(moved));
+				printf("\n%s (%s%s%s) %s %.1f s: %llu queued, %llu relocated (%s moved), "
 				       "%llu removed (%llu by balance), %llu unused queued, chunks +%llu -%llu\n",
 				       f->mounted ? f->fs.mountpoint : "(unmounted)", f->fs.uuid,
-				       f->fs.label[0] ? ", " : "", f->fs.label, secs,
-				       (unsigned long long)f->kinds[RS_BTRFS_ADD_RECLAIM],
-				       (unsigned long long)f->relocations, moved,
-				       (unsigned long long)f->kinds[RS_BTRFS_REMOVE],
-				       (unsigned long long)f->balance_removals,
-				       (unsigned long long)f->kinds[RS_BTRFS_ADD_UNUSED],
-				       (unsigned long long)f->kinds[RS_BTRFS_CHUNK_ALLOC],
-				       (unsigned long long)f->kinds[RS_BTRFS_CHUNK_FREE]);
+				       f->fs.label[0] ? ", " : "", f->fs.label,
+				       final && b->o.interval ? "in the whole run," : "over", secs,
+				       (unsigned long long)k->kinds[RS_BTRFS_ADD_RECLAIM],
+				       (unsigned long long)k->relocations, moved,
+				       (unsigned long long)k->kinds[RS_BTRFS_REMOVE],
+				       (unsigned long long)k->balance_removals,
+				       (unsigned long long)k->kinds[RS_BTRFS_ADD_UNUSED],
+				       (unsigned long long)k->kinds[RS_BTRFS_CHUNK_ALLOC],
+				       (unsigned long long)k->kinds[RS_BTRFS_CHUNK_FREE]);
 			}
 			printf("  %-8s reclaim_count +%llu, reclaim_bytes +%llu, errors +%llu; threshold now %d%% (%s)\n",
 			       type_names[t], (unsigned long long)d.reclaim_count,
@@ -285,9 +300,10 @@ static void summarize(void *ctx, double elapsed)
 			       th.pct, th.why[0] ? th.why : "-");
 		}
 		memcpy(f->base, now, sizeof(now));
+		if (!f->have_base)
+			memcpy(f->start, now, sizeof(now));
 		f->have_base = true;
-		memset(f->kinds, 0, sizeof(f->kinds));
-		f->relocations = f->bytes_moved = f->balance_removals = 0;
+		f->interval = (struct fs_tally){ 0 };
 	}
 	fflush(stdout);
 	b->last_tick = elapsed;
@@ -326,7 +342,7 @@ static int threshold_cmd(int argc, char **argv)
 			fputs(btrfs_usage, stdout);
 			return 0;
 		} else {
-			return 2;
+			return cli_bad_option("btrfs threshold", argv);
 		}
 	}
 	if (optind != argc - 1) {
@@ -389,7 +405,6 @@ int cmd_btrfs(int argc, char **argv)
 		{ 0 },
 	};
 	struct btrfs_cli b = { 0 };
-	struct ringside_session_opts so;
 	struct ringside_btrfs_opts bo = { .sz = sizeof(bo) };
 	struct cli_loop loop;
 	int opt, err, ret;
@@ -405,10 +420,8 @@ int cmd_btrfs(int argc, char **argv)
 			ret = cli_common_opt(opt, optarg, &b.o);
 			if (ret < 0)
 				return 2;
-			if (!ret) {
-				fputs(btrfs_usage, stderr);
-				return 2;
-			}
+			if (!ret)
+				return cli_bad_option("btrfs", argv);
 		}
 	}
 	if (optind < argc) {
@@ -428,15 +441,8 @@ int cmd_btrfs(int argc, char **argv)
 	}
 	if (cli_require_bpf())
 		return 1;
-	cli_setup_libbpf_print(b.o.verbose);
-	cli_session_opts(&b.o, &so);
-	so.on_event = on_event;
-	so.ctx = &b;
-	err = ringside_session_open(&so, &b.s);
-	if (err) {
-		cli_err("cannot start: %s", ringside_strerror(err));
+	if (cli_session_open(&b.o, on_event, &b, &b.s))
 		return 1;
-	}
 	bo.fs = b.fs_path;
 	ret = 1;
 	err = ringside_session_enable_btrfs(b.s, &bo);
@@ -457,6 +463,7 @@ int cmd_btrfs(int argc, char **argv)
 
 		if (f) {
 			sysfs_counters(f, f->base);
+			memcpy(f->start, f->base, sizeof(f->start));
 			f->have_base = true;
 		}
 	}

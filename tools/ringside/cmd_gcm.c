@@ -26,7 +26,10 @@ static const char gcm_usage[] =
 	"\n"
 	"Tag failures (an open whose authentication failed) are always printed.\n"
 	"A summary per process, library, direction and key size is printed every\n"
-	"--interval and at exit: ops, ops/s, MB/s, p50/p99 latency, tag failures.\n"
+	"--interval (that interval's) and at exit (the whole run's): ops, ops/s, MB/s,\n"
+	"p50/p99 latency, tag failures. Counts come from in-kernel counters and are\n"
+	"exact even when records are lost; latency percentiles and histograms come\n"
+	"from the delivered records, and a row says so when some were lost.\n"
 	"\n" CLI_COMMON_HELP;
 
 struct gcm_cli {
@@ -35,7 +38,8 @@ struct gcm_cli {
 	unsigned int nr_paths;
 	bool events, hist, stacks, perf_uprobes;
 	struct ringside_session *s;
-	struct ringside_gcm_agg *agg;
+	struct ringside_gcm_agg *agg;		/* this interval */
+	struct ringside_gcm_agg *run;		/* the whole run */
 	struct ringside_resolver *resolver;
 	double last_tick;
 };
@@ -130,14 +134,26 @@ static int on_event(void *ctx, const struct rs_event_hdr *ev, size_t size)
 			fputs("TAG FAILURE: ", stdout);
 		print_event(g, e, size);
 	}
-	return ringside_gcm_agg_add(g->agg, ev, size);
+	int err = ringside_gcm_agg_add(g->agg, ev, size);
+
+	return err ? err : ringside_gcm_agg_add(g->run, ev, size);
 }
 
 struct row_ctx {
 	struct gcm_cli *g;
 	double secs;
 	bool any;
+	bool final;
 };
+
+/* Exact counts from the kernel: the interval's share, and the run's total. */
+static int take_total(void *ctx, const struct ringside_gcm_total *t)
+{
+	struct gcm_cli *g = ctx;
+	int err = ringside_gcm_agg_set_total(g->agg, t, g->run);
+
+	return err ? err : ringside_gcm_agg_set_total(g->run, t, NULL);
+}
 
 static int print_row(void *ctx, const struct ringside_gcm_row *r)
 {
@@ -161,6 +177,9 @@ static int print_row(void *ctx, const struct ringside_gcm_row *r)
 		       (unsigned long long)r->lat_p50_ns, (unsigned long long)r->lat_p99_ns,
 		       (unsigned long long)r->lat_max_ns, (unsigned long long)r->tag_failures,
 		       (unsigned long long)r->errors);
+		printf(",\"unchecked\":%llu,\"records\":%llu,\"scope\":\"%s\"",
+		       (unsigned long long)r->unchecked, (unsigned long long)r->events,
+		       rc->final ? "run" : "interval");
 		if (g->hist) {
 			fputs(",\"size_hist\":", stdout);
 			ringside_hist_json(&r->size_hist, stdout);
@@ -174,10 +193,17 @@ static int print_row(void *ctx, const struct ringside_gcm_row *r)
 		printf("%-7s %-16s %-9s %-4s %4s %9s %10s %9s %9s %9s %7s\n", "PID", "COMM", "LIB", "DIR",
 		       "BITS", "OPS", "OPS/s", "MB/s", "P50(us)", "P99(us)", "TAGFAIL");
 	rc->any = true;
-	printf("%-7u %-16s %-9s %-4s %4u %9llu %10.1f %9.3f %9.3f %9.3f %7llu\n", r->tgid, r->comm,
+	printf("%-7u %-16s %-9s %-4s %4u %9llu %10.1f %9.3f %9.3f %9.3f %7llu", r->tgid, r->comm,
 	       ringside_gcm_lib_name(r->lib), ringside_gcm_dir_name(r->dir), r->key_bits,
 	       (unsigned long long)r->ops, r->ops / secs, r->payload_bytes / secs / 1e6,
 	       r->lat_p50_ns / 1000.0, r->lat_p99_ns / 1000.0, (unsigned long long)r->tag_failures);
+	if (r->unchecked)
+		printf("  %llu unchecked", (unsigned long long)r->unchecked);
+	/* The counts are exact; the latency columns are not, when records were lost. */
+	if (r->events < r->ops)
+		printf("  (latency from %llu of %llu: records lost)", (unsigned long long)r->events,
+		       (unsigned long long)r->ops);
+	putchar('\n');
 	if (g->hist) {
 		ringside_hist_print(&r->size_hist, "payload bytes", stdout);
 		ringside_hist_print(&r->lat_hist, "latency ns", stdout);
@@ -185,19 +211,21 @@ static int print_row(void *ctx, const struct ringside_gcm_row *r)
 	return 0;
 }
 
-static void summarize(void *ctx, double elapsed)
+static void summarize(void *ctx, double elapsed, bool final)
 {
 	struct gcm_cli *g = ctx;
-	struct row_ctx rc = { g, elapsed - g->last_tick, false };
+	struct row_ctx rc = { g, final ? elapsed : elapsed - g->last_tick, false, final };
 
+	ringside_gcm_totals(g->s, take_total, g);
 	if (!g->o.json) {
 		time_t now = time(NULL);
 		char ts[16];
 
 		strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&now));
-		printf("\n%s AES-GCM over %.1f s\n", ts, rc.secs);
+		printf("\n%s AES-GCM %s %.1f s\n", ts, final && g->o.interval ? "in the whole run," :
+		       "over", rc.secs);
 	}
-	ringside_gcm_agg_foreach(g->agg, print_row, &rc);
+	ringside_gcm_agg_foreach(final ? g->run : g->agg, print_row, &rc);
 	if (!rc.any && !g->o.json)
 		puts("(no AES-GCM operations)");
 	fflush(stdout);
@@ -282,7 +310,6 @@ int cmd_gcm(int argc, char **argv)
 		{ 0 },
 	};
 	struct gcm_cli g = { 0 };
-	struct ringside_session_opts so;
 	struct ringside_gcm_opts go = { .sz = sizeof(go) };
 	struct ringside_resolver_opts ro = { .sz = sizeof(ro) };
 	struct cli_loop loop;
@@ -307,10 +334,8 @@ int cmd_gcm(int argc, char **argv)
 			ret = cli_common_opt(opt, optarg, &g.o);
 			if (ret < 0)
 				return 2;
-			if (!ret) {
-				fputs(gcm_usage, stderr);
-				return 2;
-			}
+			if (!ret)
+				return cli_bad_option("gcm", argv);
 		}
 	}
 	if (optind < argc) {
@@ -323,18 +348,8 @@ int cmd_gcm(int argc, char **argv)
 	}
 	if (cli_require_bpf())
 		return 1;
-	cli_setup_libbpf_print(g.o.verbose);
-	cli_session_opts(&g.o, &so);
-	so.on_event = on_event;
-	so.ctx = &g;
-	err = ringside_session_open(&so, &g.s);
-	if (err) {
-		if (err == -ESRCH && g.o.pid)
-			cli_err("no such process: PID %d", (int)g.o.pid);
-		else
-			cli_err("cannot start: %s", ringside_strerror(err));
+	if (cli_session_open(&g.o, on_event, &g, &g.s))
 		return 1;
-	}
 	go.paths = g.nr_paths ? g.paths : NULL;
 	go.stacks = g.stacks;
 	go.perf_uprobes = g.perf_uprobes;
@@ -345,7 +360,8 @@ int cmd_gcm(int argc, char **argv)
 		goto out;
 	}
 	g.agg = ringside_gcm_agg_new();
-	if (!g.agg || ringside_resolver_new(&ro, &g.resolver)) {
+	g.run = ringside_gcm_agg_new();
+	if (!g.agg || !g.run || ringside_resolver_new(&ro, &g.resolver)) {
 		cli_err("out of memory");
 		goto out;
 	}
@@ -361,6 +377,7 @@ int cmd_gcm(int argc, char **argv)
 out:
 	ringside_resolver_free(g.resolver);
 	ringside_gcm_agg_free(g.agg);
+	ringside_gcm_agg_free(g.run);
 	ringside_session_close(g.s);
 	return ret;
 }

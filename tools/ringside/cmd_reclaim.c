@@ -17,7 +17,8 @@ static const char reclaim_usage[] =
 	"reclaim, a kswapd run) with its target cgroup, the request and its\n"
 	"swappiness= argument, the swappiness in effect, pages scanned and reclaimed\n"
 	"split anon/file, the priority reached, duration and the write's result.\n"
-	"A summary per cgroup follows every --interval and the end.\n"
+	"A summary per cgroup follows every --interval (that interval's) and the end\n"
+	"(the whole run's).\n"
 	"\n"
 	"  -e, --events           print every invocation\n"
 	"      --cgroup PATH      only reclaim targeting this cgroup subtree\n"
@@ -29,12 +30,27 @@ static const char reclaim_usage[] =
 #define PAGE 4096ULL
 #define MAX_ROWS 256
 
-struct cg_row {
-	uint64_t id;
-	char path[512];
+struct cg_counts {
 	uint64_t n, failures, reclaimed_anon, reclaimed_file, scanned_anon, scanned_file;
 	uint64_t ns;
 };
+
+struct cg_row {
+	uint64_t id;
+	char path[512];
+	struct cg_counts interval, run;	/* since the last summary; since the start */
+};
+
+static void cg_count(struct cg_counts *c, const struct rs_reclaim_event *e, bool failed)
+{
+	c->n++;
+	c->failures += failed;
+	c->reclaimed_anon += e->reclaimed_anon;
+	c->reclaimed_file += e->reclaimed_file;
+	c->scanned_anon += e->scanned_anon;
+	c->scanned_file += e->scanned_file;
+	c->ns += e->duration_ns;
+}
 
 struct reclaim_cli {
 	struct cli_opts o;
@@ -77,7 +93,8 @@ static int on_event(void *ctx, const struct rs_event_hdr *hdr, size_t size)
 	if (is_write) {
 		memcpy(req, e->req, e->req_len < RS_RECLAIM_REQ_LEN ? e->req_len : RS_RECLAIM_REQ_LEN);
 		req[strcspn(req, "\n")] = '\0';
-		if (trig == RS_RECLAIM_TRIG_PROACTIVE)
+		/* memory.reclaim asks for bytes; a limit write names the new limit. */
+		if (trig == RS_RECLAIM_TRIG_PROACTIVE || trig == RS_RECLAIM_TRIG_MAX_WRITE)
 			ringside_reclaim_parse_request(req, strlen(req), &req_bytes, &req_sw);
 	}
 	if (req_sw < 0 && (e->flags & RS_RECLAIM_F_FENTRY) && e->swappiness_arg >= 0)
@@ -85,13 +102,8 @@ static int on_event(void *ctx, const struct rs_event_hdr *hdr, size_t size)
 	sw_effect = req_sw >= 0 ? req_sw : ringside_memcg_swappiness(row && row->path[0] == '/' ?
 								      row->path : NULL);
 	if (row) {
-		row->n++;
-		row->failures += is_write && e->write_ret < 0;
-		row->reclaimed_anon += e->reclaimed_anon;
-		row->reclaimed_file += e->reclaimed_file;
-		row->scanned_anon += e->scanned_anon;
-		row->scanned_file += e->scanned_file;
-		row->ns += e->duration_ns;
+		cg_count(&row->interval, e, is_write && e->write_ret < 0);
+		cg_count(&row->run, e, is_write && e->write_ret < 0);
 	}
 	if (!r->events)
 		return 0;
@@ -108,8 +120,11 @@ static int on_event(void *ctx, const struct rs_event_hdr *hdr, size_t size)
 		if (is_write) {
 			fputs(",\"request\":", stdout);
 			ringside_json_string(stdout, req);
-			printf(",\"requested_bytes\":%llu,\"write_ret\":%lld",
-			       (unsigned long long)req_bytes, (long long)e->write_ret);
+			if (trig == RS_RECLAIM_TRIG_PROACTIVE)
+				printf(",\"requested_bytes\":%llu", (unsigned long long)req_bytes);
+			else if (trig == RS_RECLAIM_TRIG_MAX_WRITE && req_bytes)
+				printf(",\"limit_bytes\":%llu", (unsigned long long)req_bytes);
+			printf(",\"write_ret\":%lld", (long long)e->write_ret);
 		}
 		if (e->flags & RS_RECLAIM_F_FENTRY)
 			printf(",\"reclaim_memcg_id\":%llu,\"swappiness_arg\":%d",
@@ -136,22 +151,24 @@ static int on_event(void *ctx, const struct rs_event_hdr *hdr, size_t size)
 	return 0;
 }
 
-static void summarize(void *ctx, double elapsed)
+static void summarize(void *ctx, double elapsed, bool final)
 {
 	struct reclaim_cli *r = ctx;
-	double secs = elapsed - r->last_tick;
+	double secs = final ? elapsed : elapsed - r->last_tick;
 
 	if (!r->o.json)
-		printf("\nreclaim over %.1f s: %u cgroups\n", secs, r->nr_rows);
+		printf("\nreclaim %s %.1f s: %u cgroups\n",
+		       final && r->o.interval ? "in the whole run," : "over", secs, r->nr_rows);
 	for (unsigned int i = 0; i < r->nr_rows; i++) {
-		const struct cg_row *c = &r->rows[i];
+		const struct cg_counts *c = final ? &r->rows[i].run : &r->rows[i].interval;
 
 		if (!c->n)
 			continue;
 		if (r->o.json) {
-			printf("{\"type\":\"reclaim_summary\",\"interval_s\":%.3f,\"cgroup_id\":%llu,\"cgroup\":",
-			       secs, (unsigned long long)c->id);
-			ringside_json_string(stdout, c->path);
+			printf("{\"type\":\"reclaim_summary\",\"scope\":\"%s\",\"interval_s\":%.3f,"
+			       "\"cgroup_id\":%llu,\"cgroup\":", final ? "run" : "interval",
+			       secs, (unsigned long long)r->rows[i].id);
+			ringside_json_string(stdout, r->rows[i].path);
 			printf(",\"invocations\":%llu,\"failures\":%llu,\"reclaimed_anon\":%llu,"
 			       "\"reclaimed_file\":%llu,\"scanned_anon\":%llu,\"scanned_file\":%llu,"
 			       "\"time_ns\":%llu}\n",
@@ -163,19 +180,13 @@ static void summarize(void *ctx, double elapsed)
 		}
 		printf("  %-40s %5llu calls %4llu failed  reclaimed %8.1f MiB anon %8.1f MiB file  "
 		       "scanned %llu/%llu pages  %.1f ms\n",
-		       c->path, (unsigned long long)c->n, (unsigned long long)c->failures,
+		       r->rows[i].path, (unsigned long long)c->n, (unsigned long long)c->failures,
 		       c->reclaimed_anon * PAGE / 1048576.0, c->reclaimed_file * PAGE / 1048576.0,
 		       (unsigned long long)c->scanned_anon, (unsigned long long)c->scanned_file,
 		       c->ns / 1e6);
 	}
-	for (unsigned int i = 0; i < r->nr_rows; i++) {
-		uint64_t id = r->rows[i].id;
-		char path[512];
-
-		memcpy(path, r->rows[i].path, sizeof(path));
-		r->rows[i] = (struct cg_row){ .id = id };
-		memcpy(r->rows[i].path, path, sizeof(path));
-	}
+	for (unsigned int i = 0; i < r->nr_rows; i++)
+		r->rows[i].interval = (struct cg_counts){ 0 };
 	fflush(stdout);
 	r->last_tick = elapsed;
 }
@@ -191,7 +202,6 @@ int cmd_reclaim(int argc, char **argv)
 		{ 0 },
 	};
 	struct reclaim_cli r = { 0 };
-	struct ringside_session_opts so;
 	struct ringside_reclaim_opts ro = { .sz = sizeof(ro) };
 	struct cli_loop loop;
 	int opt, err, ret;
@@ -206,10 +216,8 @@ int cmd_reclaim(int argc, char **argv)
 			ret = cli_common_opt(opt, optarg, &r.o);
 			if (ret < 0)
 				return 2;
-			if (!ret) {
-				fputs(reclaim_usage, stderr);
-				return 2;
-			}
+			if (!ret)
+				return cli_bad_option("reclaim", argv);
 		}
 	}
 	if (optind < argc) {
@@ -218,18 +226,8 @@ int cmd_reclaim(int argc, char **argv)
 	}
 	if (cli_require_bpf())
 		return 1;
-	cli_setup_libbpf_print(r.o.verbose);
-	cli_session_opts(&r.o, &so);
-	so.on_event = on_event;
-	so.ctx = &r;
-	err = ringside_session_open(&so, &r.s);
-	if (err) {
-		if (err == -RINGSIDE_ERR_NOTCGROUP)
-			cli_err("%s is not a cgroup directory", r.o.cgroup);
-		else
-			cli_err("cannot start: %s", ringside_strerror(err));
+	if (cli_session_open(&r.o, on_event, &r, &r.s))
 		return 1;
-	}
 	ret = 1;
 	err = ringside_session_enable_reclaim(r.s, &ro);
 	if (!err)
