@@ -15,6 +15,29 @@ check() {
 	if "$@"; then pass "$name"; else fail "$name" "command failed: $*"; fi
 }
 
+# wait_for FILE PATTERN [SECONDS]: until PATTERN shows up in FILE (a tracer's
+# "tracing ..." line, printed once every program is attached; a workload's
+# "ready"), polling every 50 ms for at most SECONDS (60). Never a guessed sleep.
+wait_for() {
+	local i n=$(( ${3:-60} * 20 ))
+	for ((i = 0; i < n; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "wait_for: '$2' never appeared in $1" >&2
+	return 1
+}
+
+# until_gone PID [SECONDS]: wait for a process to exit (60 s at most).
+until_gone() {
+	local i n=$(( ${2:-60} * 20 ))
+	for ((i = 0; i < n; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 need_root() {	# name: skip (and return 1) when not root
 	if [ "$(id -u)" != 0 ]; then
 		skip "$1" "needs root for BPF (CI runs as root)"

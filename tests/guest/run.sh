@@ -8,7 +8,7 @@
 # reboots (qemu runs with -no-reboot, so that ends it).
 export PATH=/bin
 /bin/busybox --install -s /bin
-mkdir -p /proc /sys /dev /tmp /mnt
+mkdir -p /proc /sys /dev /tmp /mnt /run
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
@@ -26,6 +26,13 @@ pass=0 fail=0
 ok() { echo "PASS $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
 check() { if eval "$2"; then ok "$1"; else ko "$1" "$3"; fi; }
+# wait_for FILE TEXT: until TEXT shows up in FILE (a tracer's "tracing ..."
+# line once every program is attached), 60 s at most.
+wait_for() {
+	i=0
+	while [ $i -lt 1200 ]; do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; i=$((i + 1)); done
+	return 1
+}
 # A check program's own PASS/FAIL lines count as results.
 run_cases() {
 	"$@" >/tmp/cases 2>&1
@@ -92,12 +99,12 @@ fi
 # memory.high and memory.max writes reclaim too; the tracer names them.
 ringside reclaim --events --json --cgroup /sys/fs/cgroup/rk >/tmp/rk.trace 2>/tmp/rk.err &
 tr=$!
-sleep 2
+wait_for /tmp/rk.err 'tracing reclaim'
 # Each write asks for less than the cgroup holds at that point (about 48M, a
-# reclaim may take more than asked): max first, then high well below it.
+# reclaim may take more than asked): max first, then high well below it. The
+# reclaim runs inside each write, its record queued before the write returns.
 echo 32M >/sys/fs/cgroup/rk/memory.max
 echo 4M >/sys/fs/cgroup/rk/memory.high
-sleep 1
 kill -INT $tr
 wait $tr
 grep -v '"trigger":"memory.reclaim"' /tmp/rk.trace | head -3
@@ -115,7 +122,7 @@ rmdir /sys/fs/cgroup/rk
 mkdir /sys/fs/cgroup/rs
 ringside reclaim --events --json --cgroup /sys/fs/cgroup/rs >/tmp/trace 2>/tmp/trace.err &
 tr=$!
-sleep 2
+wait_for /tmp/trace.err 'tracing reclaim'
 TMPDIR=/mnt ringside reclaim profile --cgroup /sys/fs/cgroup/rs --workload 48M --amount 12M \
 	--swappiness 0,200 --setup-zram 96M --json >/tmp/profile 2>/tmp/profile.err
 rc=$?

@@ -18,7 +18,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-wait_for() { for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
 
 truncate -s 2G "$tmp/img"
 mkfs.btrfs -q "$tmp/img" >/dev/null 2>&1 || { fail btrfs_mkfs "mkfs.btrfs failed"; exit 0; }

@@ -14,10 +14,6 @@ cleanup() {
 trap cleanup EXIT
 links_before=$(bpf_links)
 
-wait_for() {	# file pattern: up to 10 s
-	for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
-	return 1
-}
 
 # run_traced NAME WORKLOAD_ARGS -- RINGSIDE_ARGS: workload waits for ringside, then
 # runs its schedule and holds (so callers resolve) until released.

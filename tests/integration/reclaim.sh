@@ -30,7 +30,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-wait_for() { for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
 mkdir "$cg" || { fail reclaim_scratch_cgroup "cannot create $cg"; exit 0; }
 [ -n "${v2:-}" ] && { skip reclaim_v1_paths "cgroup v2 host: the v1 limit tests do not apply"; exit 0; }
 
@@ -46,11 +45,11 @@ echo 64M >"$cg/memory.limit_in_bytes"
 sh -c 'echo $$ >"$1/cgroup.procs"; dd if=/dev/zero of="$2" bs=1M count=150 status=none' sh "$cg" "$tmp/file"
 echo -1 >"$cg/memory.limit_in_bytes"
 sh -c 'echo $$ >"$1/cgroup.procs"; cat "$2" >/dev/null' sh "$cg" "$tmp/file"
-sleep 0.2
 cache0=$(stat_of "$cg" cache) rss0=$(stat_of "$cg" rss)
 echo 48M >"$cg/memory.limit_in_bytes"
 cache1=$(stat_of "$cg" cache) rss1=$(stat_of "$cg" rss)
-sleep 0.3
+# The reclaim ran inside the writes and charges above, each record queued
+# before they returned; the drain at SIGINT reads them all.
 kill -INT "$rs"; wait "$rs"; rs=
 python3 - "$tmp/live.json" "$cg" "$cache0" "$cache1" "$rss0" "$rss1" <<'PY'
 import json, sys
@@ -89,7 +88,6 @@ echo -1 >"$cg/memory.limit_in_bytes"
 rs=$!
 wait_for "$tmp/fe.err" 'tracing reclaim'
 echo 0 >"$cg/memory.force_empty"
-sleep 0.3
 kill -INT "$rs"; wait "$rs"; rs=
 python3 - "$tmp/fe.json" <<'PY' && pass reclaim_force_empty_record || fail reclaim_force_empty_record "$(head -2 "$tmp/fe.json")"
 import json, sys
@@ -128,8 +126,8 @@ grep -q "created /dev/zram" "$tmp/prof.err" && [ "$(ls /sys/block | grep -c '^zr
 "$RINGSIDE" reclaim profile --cgroup "$cg" --workload 256M --amount 64M --swappiness 0,50,100,150,200 \
 	--rounds 100 --setup-zram 256M >/dev/null 2>"$tmp/int.err" &
 rs=$!
-wait_for "$tmp/int.err" 'workload PID'
-sleep 0.3
+# Interrupted with its workload running: the journal names the workload first.
+wait_for "${RINGSIDE_STATE_DIR:-/run/ringside}/$rs.state" '^proc'
 kill -INT "$rs"; wait "$rs"; rc=$?; rs=
 [ "$rc" = 1 ] && grep -q "interrupted" "$tmp/int.err" && [ "$(ls /sys/block | grep -c '^zram')" = "$zram_before" ] &&
 	[ "$(wc -l <"$cg/cgroup.procs")" = 0 ] && pass reclaim_profile_sigint_cleanup ||
@@ -143,8 +141,8 @@ mkdir "$gone"
 "$RINGSIDE" reclaim profile --cgroup "$gone" --amount 4M --swappiness 0,200 --rounds 100 \
 	>/dev/null 2>"$tmp/gone.err" &
 rs=$!
-wait_for "$tmp/gone.err" 'no swap'
-sleep 1
+# The profile has begun (its journal exists) when the cgroup goes.
+wait_for "${RINGSIDE_STATE_DIR:-/run/ringside}/$rs.state" '^cgroup'
 rmdir "$gone"
 wait "$rs"; rc=$?; rs=
 [ "$rc" = 1 ] && grep -q "gone was removed during the profile" "$tmp/gone.err" &&
@@ -165,6 +163,31 @@ nomem=$(awk '$3 == "cgroup" && $4 ~ /(^|,)pids(,|$)/ {print $2; exit}' /proc/mou
 expect_error reclaim_error_swappiness_range "outside 0..200|comma-separated values in 0..200" profile --cgroup "$cg" --swappiness 0,300
 expect_error reclaim_error_bad_size "bad size '12Q'" profile --cgroup "$cg" --amount 12Q
 expect_error reclaim_error_trace_not_cgroup "not a cgroup directory" --cgroup "$tmp" -d 1
+# Numbers are checked whole: no trailing junk, no wrap-around, no silent cap.
+expect_error reclaim_error_rounds_junk "bad --rounds '5x'" profile --cgroup "$cg" --rounds 5x
+expect_error reclaim_error_rounds_wrap "bad --rounds '4294967297'" profile --cgroup "$cg" --rounds 4294967297
+expect_error reclaim_error_rounds_zero "bad --rounds '0'" profile --cgroup "$cg" --rounds 0
+expect_error reclaim_error_rounds_total "more than 512 requests" profile --cgroup "$cg" --rounds 500 --swappiness 0,200
+expect_error reclaim_error_rounds_negative "bad --rounds '-1'" profile --cgroup "$cg" --rounds -1
+expect_error reclaim_error_swappiness_junk "bad --swappiness 'abc'" profile --cgroup "$cg" --swappiness abc
+expect_error reclaim_error_swappiness_negative "bad --swappiness '-1'" profile --cgroup "$cg" --swappiness -1
+expect_error reclaim_error_amount_zero "bad size '0' for --amount" profile --cgroup "$cg" --amount 0
+expect_error reclaim_error_amount_overflow "bad size '99999999999999G' for --amount" profile --cgroup "$cg" --amount 99999999999999G
+# An output that cannot be written fails before the profile changes anything.
+expect_error reclaim_error_svg_dir "directory /nonexistent does not exist" profile --cgroup "$cg" --svg /nonexistent/x.svg
+expect_error reclaim_error_unknown_option "unrecognized option|unknown option|invalid option" profile --cgroup "$cg" --bogus
+long=$(head -c 100000 /dev/zero | tr '\0' a)
+out=$("$RINGSIDE" reclaim profile --cgroup "$cg" --rounds "$long" 2>&1); rc=$?
+[ "$rc" != 0 ] && [ "${#out}" -lt 300 ] && grep -q "(100000 bytes)" <<<"$out" && pass reclaim_error_long_argument_cut ||
+	fail reclaim_error_long_argument_cut "rc=$rc, ${#out} bytes"
+# A zombie target: said so, non-zero.
+sh -c 'sleep 0.05 & echo $! >"$1"; exec sleep 30' sh "$tmp/zombie" & zparent=$!
+wait_for "$tmp/zombie" '[0-9]'
+zpid=$(cat "$tmp/zombie")
+for _ in $(seq 200); do [ "$(awk '{print $3}' /proc/"$zpid"/stat 2>/dev/null)" = Z ] && break; sleep 0.05; done
+expect_error reclaim_error_zombie_pid "has exited \(a zombie" -p "$zpid" -d 1
+kill "$zparent"; wait "$zparent" 2>/dev/null
+expect_error reclaim_error_kernel_thread "is a kernel thread" -p 2 -d 1
 if command -v setpriv >/dev/null; then
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$RINGSIDE" reclaim profile --cgroup "$cg" 2>&1); rc=$?
 	[ "$rc" = 1 ] && grep -q "not permitted\|CAP_" <<<"$out" && pass reclaim_error_no_permission ||

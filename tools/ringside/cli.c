@@ -114,6 +114,20 @@ int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max
 	return 0;
 }
 
+int cli_bad_option(const char *cmd, char **argv)
+{
+	/* getopt leaves optind past the word it stopped at. */
+	const char *word = optind > 0 ? argv[optind - 1] : "?";
+
+	if (optopt && optopt < 256 && !strchr(word, optopt))
+		cli_err("%s: unknown option '-%c' or a missing value: see ringside %s --help", cmd,
+			optopt, cmd);
+	else
+		cli_err("%s: unknown option '%s' or a missing value: see ringside %s --help", cmd,
+			cli_quote(word), cmd);
+	return 2;
+}
+
 int cli_check_writable(const char *path)
 {
 	char dir[4096];
@@ -176,7 +190,13 @@ int cli_parse_pid(const char *arg, pid_t *pid, const char *what)
 		break;
 	case -EACCES:
 	case -EPERM:
-		cli_err("not allowed to read %s %llu's memory map: run as root or as its owner", what, v);
+		if (geteuid())
+			cli_err("not allowed to read %s %llu's memory map: run as root or as its owner",
+				what, v);
+		else
+			cli_err("the kernel refuses root access to %s %llu's memory map (another user "
+				"namespace, or Yama/LSM ptrace rules): trace it from its own namespace",
+				what, v);
 		break;
 	default:
 		cli_err("%s %llu: %s", what, v, ringside_strerror(err));
@@ -268,6 +288,30 @@ int cli_require_bpf(void)
 	return 0;
 }
 
+int cli_session_open(const struct cli_opts *o, ringside_event_fn on_event, void *ctx,
+		     struct ringside_session **s)
+{
+	struct ringside_session_opts so;
+	int err;
+
+	cli_setup_libbpf_print(o->verbose);
+	cli_session_opts(o, &so);
+	so.on_event = on_event;
+	so.ctx = ctx;
+	err = ringside_session_open(&so, s);
+	if (!err)
+		return 0;
+	if (o->cgroup && (err == -ENOENT || err == -ENOTDIR || err == -RINGSIDE_ERR_NOTCGROUP))
+		cli_err("--cgroup %s: %s: give a cgroup directory (e.g. /sys/fs/cgroup/NAME, or "
+			"/sys/fs/cgroup/memory/NAME on v1)", cli_quote(o->cgroup),
+			err == -RINGSIDE_ERR_NOTCGROUP ? "not a cgroup directory" : strerror(-err));
+	else if (err == -ESRCH && o->pid)
+		cli_err("no such process: PID %d", (int)o->pid);
+	else
+		cli_err("cannot start: %s", ringside_strerror(err));
+	return 1;
+}
+
 void cli_session_opts(const struct cli_opts *o, struct ringside_session_opts *so)
 {
 	memset(so, 0, sizeof(*so));
@@ -314,7 +358,7 @@ int cli_run(struct cli_loop *l)
 			break;
 		if (next_tick && t >= next_tick) {
 			if (l->summary)
-				l->summary(l->ctx, t - start);
+				l->summary(l->ctx, t - start, false);
 			next_tick += l->o->interval;
 		}
 		err = ringside_session_poll(l->s, timeout);
@@ -340,7 +384,7 @@ int cli_run(struct cli_loop *l)
 				/* check() said why: summarize, detach, exit 1. */
 				ringside_session_poll(l->s, 0);
 				if (l->summary)
-					l->summary(l->ctx, now_s() - start);
+					l->summary(l->ctx, now_s() - start, true);
 				ringside_session_detach(l->s);
 				return 1;
 			}
@@ -352,13 +396,21 @@ int cli_run(struct cli_loop *l)
 	if (err >= 0)
 		ringside_session_poll(l->s, 0);
 	if (l->summary)
-		l->summary(l->ctx, now_s() - start);
+		l->summary(l->ctx, now_s() - start, true);
 	ringside_session_stats(l->s, &st);
 	if (st.lost) {
 		if (l->o->json)
 			printf("{\"type\":\"lost\",\"events\":%llu}\n", (unsigned long long)st.lost);
 		fprintf(stderr, "ringside: %llu events lost — raise --ringbuf-size\n",
 			(unsigned long long)st.lost);
+	}
+	if (st.rows_lost) {
+		if (l->o->json)
+			printf("{\"type\":\"lost\",\"summary_ops\":%llu}\n",
+			       (unsigned long long)st.rows_lost);
+		fprintf(stderr, "ringside: %llu operations missing from the summary: more than %d "
+			"summary rows (narrow the trace with -p, --comm or --cgroup)\n",
+			(unsigned long long)st.rows_lost, RS_TOTALS_MAX_ENTRIES);
 	}
 	ringside_session_detach(l->s);
 	if (err < 0)

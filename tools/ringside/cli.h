@@ -62,6 +62,8 @@ int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max
 		   unsigned long long *out);
 /* An argument as error messages show it: long ones cut, with their length. */
 const char *cli_quote(const char *arg);
+/* getopt's '?': one line naming the word and the help to read; returns 2. */
+int cli_bad_option(const char *cmd, char **argv);
 /* Can an output file be created or replaced at path? -1 after an error line. */
 int cli_check_writable(const char *path);
 /* ringside_state_repair() callback: each repair as a "ringside: ..." line. */
@@ -81,6 +83,13 @@ void cli_setup_libbpf_print(int verbose);
 
 /* Fill session options from the common CLI options. */
 void cli_session_opts(const struct cli_opts *o, struct ringside_session_opts *so);
+/*
+ * Open a session from the common options (libbpf's log routed by -v), with
+ * one error line naming the offending --cgroup path or PID. 0, or 1 (the
+ * exit status) after the error.
+ */
+int cli_session_open(const struct cli_opts *o, ringside_event_fn on_event, void *ctx,
+		     struct ringside_session **s);
 
 /*
  * The tracing loop: poll until duration or SIGINT/SIGTERM, call summary()
@@ -89,8 +98,12 @@ void cli_session_opts(const struct cli_opts *o, struct ringside_session_opts *so
 struct cli_loop {
 	struct ringside_session *s;
 	const struct cli_opts *o;
-	/* Called every --interval and once at the end, with seconds since the start. */
-	void (*summary)(void *ctx, double elapsed);
+	/*
+	 * Called every --interval (final false: that interval's summary) and
+	 * once at the end (final true: the whole run's), with seconds since the
+	 * start, while the session is still attached.
+	 */
+	void (*summary)(void *ctx, double elapsed, bool final);
 	/* Optional, between polls: 0 go on, 1 stop (done), <0 stop with an error printed. */
 	int (*check)(void *ctx);
 	void *ctx;

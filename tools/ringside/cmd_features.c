@@ -27,7 +27,7 @@ int cmd_features(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'v': verbose++; break;
 		case 'h': fputs(features_usage, stdout); return 0;
-		default: fputs(features_usage, stderr); return 2;
+		default: return cli_bad_option("features", argv);
 		}
 	}
 	if (optind < argc) {

@@ -89,7 +89,7 @@ int cmd_maps(int argc, char **argv)
 		case 't': mode = RINGSIDE_PROCMAPS_TEXT; break;
 		case 'j': ctx.json = true; break;
 		case 'h': fputs(maps_usage, stdout); return 0;
-		default: fputs(maps_usage, stderr); return 2;
+		default: return cli_bad_option("maps", argv);
 		}
 	}
 	if (optind != argc - 1) {

@@ -202,7 +202,7 @@ int cmd_reclaim_profile(int argc, char **argv)
 		case 'j': pc->json = true; break;
 		case 'v': verbose++; break;
 		case 'h': fputs(profile_usage, stdout); ret = 0; goto out;
-		default: fputs(profile_usage, stderr); goto out;
+		default: ret = cli_bad_option("reclaim profile", argv); goto out;
 		}
 	}
 	if (!po.cgroup || optind < argc) {

@@ -88,7 +88,7 @@ int cmd_sym(int argc, char **argv)
 		case 'j': c.json = true; break;
 		case 't': ro.mode = RINGSIDE_PROCMAPS_TEXT; break;
 		case 'h': fputs(sym_usage, stdout); return 0;
-		default: fputs(sym_usage, stderr); return 2;
+		default: return cli_bad_option("sym", argv);
 		}
 	}
 	if (optind >= argc) {

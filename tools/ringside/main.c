@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -44,6 +45,8 @@ int main(int argc, char **argv)
 		printf("ringside %s (event ABI %u)\n", ringside_version(), ringside_event_abi());
 		return 0;
 	}
+	/* Option errors are reported by the commands, in one line each. */
+	opterr = 0;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
