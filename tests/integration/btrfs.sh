@@ -32,11 +32,11 @@ alloc=/sys/fs/btrfs/$uuid/allocation
 fill() { for i in $(seq 1 12); do dd if=/dev/zero of="$mnt/f$i" bs=1M count=100 status=none; done; sync; }
 fill
 
-start_trace() {	# name, extra args
+start_trace() {	# name, extra args: returns once every program is attached
 	local name=$1; shift
 	"$RINGSIDE" btrfs --fs "$mnt" --json --events "$@" >"$tmp/$name.json" 2>"$tmp/$name.err" &
 	rs=$!
-	wait_for "$tmp/$name.err" 'tracing btrfs' || fail "$name" "ringside did not start: $(cat "$tmp/$name.err")"
+	wait_for "$tmp/$name.err" 'tracing btrfs' || fail "btrfs_${name}_trace_started" "ringside did not start: $(cat "$tmp/$name.err")"
 }
 stop_trace() { kill -INT "$rs"; wait "$rs"; echo $? >"$tmp/$1.rc"; rs=; }
 
@@ -52,8 +52,15 @@ count0=$(cat "$alloc/data/reclaim_count")
 start_trace reclaim
 rm "$mnt/f1" "$mnt/f3" "$mnt/f5"
 sync
-for _ in $(seq 120); do [ "$(cat "$alloc/data/reclaim_count")" != "$count0" ] && break; sleep 0.25; done
-sync; sleep 1
+# Done when a relocation was counted and the reclaim worker (an exclusive
+# operation) has finished; the threshold goes to 0 first so that no further
+# reclaim is queued between the trace's end and the count read below.
+exclop=/sys/fs/btrfs/$uuid/exclusive_operation
+for _ in $(seq 1200); do [ "$(cat "$alloc/data/reclaim_count")" != "$count0" ] && break; sleep 0.05; done
+echo 0 >"$alloc/data/bg_reclaim_threshold"
+if [ -r "$exclop" ]; then
+	for _ in $(seq 1200); do [ "$(cat "$exclop")" = none ] && break; sleep 0.05; done
+fi
 stop_trace reclaim
 delta=$(( $(cat "$alloc/data/reclaim_count") - count0 ))
 python3 - "$tmp/reclaim.json" "$tmp/bgs" "$uuid" "$delta" <<'PY' | sed 's/^/    /; s/^    \(PASS\|FAIL\)/\1/'
@@ -112,13 +119,22 @@ done
 "$RINGSIDE" btrfs threshold "$mnt" | grep -q '^data .*dynamic: ' && pass btrfs_threshold_text ||
 	fail btrfs_threshold_text "$("$RINGSIDE" btrfs threshold "$mnt")"
 
-# 3. Balance: relocations and removals attributed to it.
+# 3. Balance: relocations and removals attributed to it. Automatic reclaim
+#    (the fixed threshold of step 1, the dynamic one of step 2) runs as the
+#    same exclusive operation as a balance: turned off, and its last run
+#    waited out, or the balance is refused ("another exclusive operation").
 echo 0 >"$alloc/data/dynamic_reclaim"
 echo 0 >"$alloc/metadata/dynamic_reclaim"
+echo 0 >"$alloc/data/bg_reclaim_threshold"
+if [ -r "$exclop" ]; then
+	for _ in $(seq 1200); do [ "$(cat "$exclop")" = none ] && break; sleep 0.05; done
+fi
 start_trace balance
-btrfs balance start -dusage=100 "$mnt" >/dev/null 2>&1
+btrfs balance start -dusage=100 "$mnt" >"$tmp/balance.out" 2>&1
+balance_rc=$?
 sync
 stop_trace balance
+[ "$balance_rc" = 0 ] && pass btrfs_balance_ran || fail btrfs_balance_ran "rc=$balance_rc: $(tail -2 "$tmp/balance.out")"
 python3 - "$tmp/balance.json" <<'PY' && pass btrfs_balance_events || fail btrfs_balance_events "$(head -3 "$tmp/balance.json")"
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
