@@ -8,6 +8,7 @@
 # make deps       install the Debian packages the build and tests need
 # make install PREFIX=/usr/local [DESTDIR=...]
 # make SAN=1 ...  ASan + UBSan build of all user-space code
+# make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="symtab ..."]  libFuzzer runs on the parsers
 
 VERSION   := 0.1.0
 ARCH      ?= x86
@@ -23,7 +24,7 @@ PKG_CONFIG?= pkg-config
 # Debian packages the build, the tests and the demo need (make deps).
 DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
 DEB_TEST  := libssl-dev libgnutls28-dev libgcrypt20-dev openssl btrfs-progs bpftrace \
-             util-linux procps kmod python3
+             util-linux procps kmod python3 libclang-rt-14-dev
 DEB_PKGS  := $(DEB_BUILD) $(DEB_TEST)
 
 ifeq ($(SAN),1)
@@ -55,7 +56,7 @@ LIB_A     := $(OUT)/libringside.a
 LIB_SO    := $(OUT)/libringside.so.$(VERSION)
 CLI       := $(OUT)/ringside
 
-.PHONY: all lib cli tests check check-run unit integration demo demo-run bench deps install clean vmlinux kernel-deps kernel-check
+.PHONY: all lib cli tests check check-run unit integration demo demo-run bench deps install clean vmlinux kernel-deps kernel-check fuzz fuzz-build
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -115,7 +116,43 @@ $(OUT)/tests/progs/%: tests/progs/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer $(PROG_FLAGS_$*) -o $@ $< $(PROG_LIBS_$*) -ldl -lpthread
 
-tests: all $(UNIT_BINS) $(PROG_BINS)
+# ---- fuzzing: libFuzzer (clang) with ASan+UBSan over the whole library --------
+# Targets are tests/fuzz/fuzz_NAME.c; seeds (and every crash ever found, as
+# regressions) under tests/fuzz/corpus/NAME and tests/fuzz/crashes/NAME.
+# make check replays them all; make fuzz explores for FUZZ_SECONDS each.
+FUZZ_OUT    := build-fuzz
+FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(FUZZ_OUT)/%,$(FUZZ_SRCS))
+FUZZ_SAN    := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(filter-out -Wno-format-truncation,$(WARN)) -Iinclude -I$(OUT) -Isrc -Itools/ringside
+FUZZ_OBJS   := $(patsubst src/%.c,$(FUZZ_OUT)/lib/%.o,$(LIB_SRCS)) $(FUZZ_OUT)/cli/cli.o
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRCS))
+
+$(FUZZ_OUT)/lib/%.o: src/%.c $(SKELS)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+
+$(FUZZ_OUT)/cli/cli.o: tools/ringside/cli.c
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
+	$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_OBJS) $(LDLIBS) -lm
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_OUT)/corpus/$$t $(FUZZ_OUT)/crashes tests/fuzz/crashes/$$t; \
+		echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
+		$(FUZZ_OUT)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -close_fd_mask=3 \
+			-artifact_prefix=$(FUZZ_OUT)/crashes/$$t- \
+			$(FUZZ_OUT)/corpus/$$t tests/fuzz/corpus/$$t tests/fuzz/crashes/$$t 2>&1 | \
+			grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss|==[0-9]+==ERROR|SUMMARY)' || true; \
+	done
+
+tests: all $(UNIT_BINS) $(PROG_BINS) $(if $(SAN),,$(FUZZ_BINS))
 
 # The two README commands install what they lack, then build in a fresh make
 # (pkg-config answers above must be read after the packages are there).
@@ -177,6 +214,6 @@ install: all
 	install -m 644 man/ringside.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(wildcard $(OUT)/lib/*.d $(OUT)/cli/*.d)
