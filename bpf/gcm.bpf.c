@@ -110,6 +110,46 @@ static __always_inline struct gcm_msg *msg_of(void *ctx, __u64 handle)
 	return bpf_map_lookup_elem(&gcm_handles, &k);
 }
 
+/* Internal handle flag: another cipher or mode, registered so that its calls are known and ignored. */
+#define GCM_H_NOT_GCM 0x80
+
+/*
+ * A probe hit that cannot be tied to a message: counted per process,
+ * library and reason in the totals map (events.h), never dropped silently.
+ */
+static __always_inline void count_unattributed(void *ctx, __u32 reason)
+{
+	struct rs_total_key key = {
+		.tgid = bpf_get_current_pid_tgid() >> 32,
+		.k1 = (__u32)bpf_get_attach_cookie(ctx),
+		.k2 = RS_GCM_TOTAL_UNATTRIBUTED,
+		.k3 = reason,
+	};
+	struct rs_total_val *v;
+
+	if (!rs_filter_pass())
+		return;
+	v = rs_total_row(&key);
+	if (v)
+		v->c[0]++;
+}
+
+/*
+ * The message state of a GnuTLS or libgcrypt handle. A handle whose creation
+ * was not seen (made before the trace began, or inside the library by a path
+ * without a probe) is counted as unattributed; one of another cipher is skipped.
+ */
+static __always_inline struct gcm_msg *traced_msg(void *ctx, __u64 handle)
+{
+	struct gcm_msg *m = msg_of(ctx, handle);
+
+	if (!m) {
+		count_unattributed(ctx, RS_GCM_UNATTR_UNKNOWN_HANDLE);
+		return NULL;
+	}
+	return m->flags & GCM_H_NOT_GCM ? NULL : m;
+}
+
 static __always_inline void msg_begin(struct pt_regs *ctx, struct gcm_msg *m)
 {
 	m->start_ns = bpf_ktime_get_ns();
@@ -228,9 +268,9 @@ int BPF_KRETPROBE(gcm_handle_init_ret, long rc)
 	if (!c || c->kind != GCM_CALL_INIT)
 		return 0;
 	if ((int)rc == 0 && !bpf_probe_read_user(&handle, sizeof(handle), (void *)c->arg) && handle) {
-		handle_new(ctx, handle, c->m.key_bits, 0);
+		handle_new(ctx, handle, c->m.key_bits, c->m.flags & GCM_H_NOT_GCM);
 		/* gnutls_cipher_init takes the IV too: a message starts here. */
-		if (c->m.active) {
+		if (c->m.active && !(c->m.flags & GCM_H_NOT_GCM)) {
 			struct gcm_msg *m = msg_of(ctx, handle);
 
 			if (m) {
@@ -388,7 +428,7 @@ static __always_inline int gnutls_init_enter(struct pt_regs *ctx, void *hdp, int
 		return 0;
 	m.key_bits = gnutls_gcm_bits(algo);
 	if (!m.key_bits)
-		return 0;
+		m.flags = GCM_H_NOT_GCM;
 	m.active = has_iv;
 	m.caller = return_address(ctx);
 	call_park(ctx, &m, 0, (__u64)hdp, RS_GCM_LIB_GNUTLS, GCM_CALL_INIT);
@@ -417,7 +457,7 @@ int BPF_KPROBE(gcm_gnutls_deinit, void *hd)
 static __always_inline int oneshot_enter(struct pt_regs *ctx, __u64 hd, __u8 lib, __u8 dir,
 					 __u64 aad, __u64 payload)
 {
-	struct gcm_msg *h = msg_of(ctx, hd);
+	struct gcm_msg *h = traced_msg(ctx, hd);
 	struct gcm_call *c;
 	struct gcm_msg m = {};
 
@@ -531,7 +571,7 @@ int BPF_KRETPROBE(gcm_gnutls_oneshot_ret, long rc)
 SEC("uprobe")
 int BPF_KPROBE(gcm_gnutls_set_iv, void *hd)
 {
-	struct gcm_msg *m = msg_of(ctx, (__u64)hd);
+	struct gcm_msg *m = traced_msg(ctx, (__u64)hd);
 
 	if (m)
 		msg_begin(ctx, m);
@@ -550,7 +590,7 @@ int BPF_KPROBE(gcm_gnutls_add_auth, void *hd, void *aad, __u64 len)
 
 static __always_inline void stream_data(void *ctx, __u64 hd, __u64 len, __u8 dir)
 {
-	struct gcm_msg *m = msg_of(ctx, hd);
+	struct gcm_msg *m = traced_msg(ctx, hd);
 
 	if (m && m->active) {
 		m->payload += len;
@@ -577,7 +617,7 @@ int BPF_KPROBE(gcm_gnutls_decrypt, void *hd, void *in, __u64 len)
 SEC("uprobe")
 int BPF_KPROBE(gcm_gnutls_tag, void *hd)
 {
-	struct gcm_msg *m = msg_of(ctx, (__u64)hd);
+	struct gcm_msg *m = traced_msg(ctx, (__u64)hd);
 	struct gcm_call c = {};
 
 	if (!m || !m->active)
@@ -603,12 +643,12 @@ int BPF_KPROBE(gcm_gcry_open, void *hdp, int algo, int mode)
 {
 	struct gcm_msg m = {};
 
-	if (mode != GCRY_CIPHER_MODE_GCM || !rs_filter_pass())
+	if (!rs_filter_pass())
 		return 0;
 	/* GCRY_CIPHER_AES, AES192, AES256 */
 	m.key_bits = algo == 7 ? 128 : algo == 8 ? 192 : algo == 9 ? 256 : 0;
-	if (!m.key_bits)
-		return 0;
+	if (mode != GCRY_CIPHER_MODE_GCM || !m.key_bits)
+		m.flags = GCM_H_NOT_GCM;
 	call_park(ctx, &m, 0, (__u64)hdp, RS_GCM_LIB_GCRYPT, GCM_CALL_INIT);
 	return 0;
 }
@@ -623,7 +663,7 @@ int BPF_KPROBE(gcm_gcry_close, void *hd)
 SEC("uprobe")
 int BPF_KPROBE(gcm_gcry_setiv, void *hd)
 {
-	struct gcm_msg *m = msg_of(ctx, (__u64)hd);
+	struct gcm_msg *m = traced_msg(ctx, (__u64)hd);
 
 	if (m)
 		msg_begin(ctx, m);
@@ -674,7 +714,7 @@ int BPF_KPROBE(gcm_gcry_decrypt)
  */
 static __always_inline int gcry_tag_enter(struct pt_regs *ctx, __u64 hd, bool get)
 {
-	struct gcm_msg *m = msg_of(ctx, hd);
+	struct gcm_msg *m = traced_msg(ctx, hd);
 	struct gcm_call *c;
 	bool unchecked;
 

@@ -274,7 +274,11 @@ struct totals_walk {
 static int gcm_total_row(void *ctx, const struct rs_total_key *k, const struct rs_total_val *v)
 {
 	struct totals_walk *w = ctx;
-	struct ringside_gcm_total t = {
+	struct ringside_gcm_total t;
+
+	if (k->k2 == RS_GCM_TOTAL_UNATTRIBUTED)
+		return 0;
+	t = (struct ringside_gcm_total){
 		.tgid = k->tgid,
 		.lib_id = k->k1,
 		.lib = (uint8_t)(k->k2 & 0xff),
@@ -290,6 +294,40 @@ static int gcm_total_row(void *ctx, const struct rs_total_key *k, const struct r
 	};
 
 	return w->fn(w->ctx, &t);
+}
+
+struct unattr_walk {
+	int (*fn)(void *ctx, const struct ringside_gcm_unattributed *u);
+	void *ctx;
+};
+
+static int gcm_unattr_row(void *ctx, const struct rs_total_key *k, const struct rs_total_val *v)
+{
+	struct unattr_walk *w = ctx;
+	struct ringside_gcm_unattributed u = { .tgid = k->tgid, .lib_id = k->k1, .reason = k->k3,
+					       .hits = v->c[0] };
+
+	return k->k2 == RS_GCM_TOTAL_UNATTRIBUTED ? w->fn(w->ctx, &u) : 0;
+}
+
+int ringside_gcm_unattributed(struct ringside_session *s,
+			      int (*fn)(void *ctx, const struct ringside_gcm_unattributed *u), void *ctx)
+{
+	const struct rs_collector *c = gcm_collector(s);
+	struct unattr_walk w = { fn, ctx };
+
+	if (!c || !c->obj)
+		return -ENOTCONN;
+	return rs_collector_totals(c, gcm_unattr_row, &w);
+}
+
+const char *ringside_gcm_unattr_reason_name(unsigned int reason)
+{
+	switch (reason) {
+	case RS_GCM_UNATTR_UNKNOWN_HANDLE:
+		return "unknown-handle";
+	}
+	return "?";
 }
 
 int ringside_gcm_totals(struct ringside_session *s,

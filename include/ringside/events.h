@@ -240,6 +240,16 @@ enum rs_gcm_total_counter {
 	RS_GCM_TOTAL_LAT_SUM,
 };
 
+/*
+ * GCM probe hits that could not be tied to a message: rows with k2 ==
+ * RS_GCM_TOTAL_UNATTRIBUTED, k1 the library, k3 the reason, c[0] the hits.
+ */
+#define RS_GCM_TOTAL_UNATTRIBUTED 0xffffffffu
+enum rs_gcm_unattr_reason {
+	RS_GCM_UNATTR_UNKNOWN_HANDLE = 1,	/* a call on a context whose creation was not seen */
+	RS_GCM_UNATTR_MAX
+};
+
 struct rs_filter_cfg {
 	__u32 tgid;		/* 0: any process */
 	__u32 tid;		/* 0: any thread */

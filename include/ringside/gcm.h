@@ -139,6 +139,22 @@ struct ringside_gcm_total {
 int ringside_gcm_totals(struct ringside_session *s,
 			int (*fn)(void *ctx, const struct ringside_gcm_total *t), void *ctx);
 /*
+ * Probe hits the collector could not tie to a message, per process, library
+ * and reason (enum rs_gcm_unattr_reason): e.g. a GnuTLS or libgcrypt call on
+ * a handle created before the trace began, or inside the library on a path
+ * ringside does not probe. Non-zero means the counts above miss work.
+ */
+struct ringside_gcm_unattributed {
+	uint32_t tgid;
+	uint32_t lib_id;
+	uint32_t reason;
+	uint64_t hits;
+};
+int ringside_gcm_unattributed(struct ringside_session *s,
+			      int (*fn)(void *ctx, const struct ringside_gcm_unattributed *u), void *ctx);
+const char *ringside_gcm_unattr_reason_name(unsigned int reason);	/* "unknown-handle" */
+
+/*
  * Set the counts of t's row to t's (adding the row if no record came for
  * it); with base, to t minus base's counts of the same row (an interval's
  * share of cumulative totals). Latency and histograms stay the records'.

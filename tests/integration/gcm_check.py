@@ -66,4 +66,7 @@ for lib in ("gnutls", "libgcrypt"):
         check("gcm_caller_symbolized_" + lib, all(not c.startswith("0x") for c in callers[lib]),
               "unresolved callers %s" % sorted(callers[lib]))
 check("gcm_latency_nonzero", bad_latency == 0, "%d records with zero latency" % bad_latency)
+# Every handle was made under the trace: nothing may be left unattributed.
+unattributed = [o for o in map(json.loads, open(json_file)) if o["type"] == "unattributed" and o["pid"] == pid]
+check("gcm_nothing_unattributed", not unattributed, unattributed)
 sys.exit(0 if ok else 1)

@@ -211,6 +211,31 @@ static int print_row(void *ctx, const struct ringside_gcm_row *r)
 	return 0;
 }
 
+struct unattr_ctx {
+	struct gcm_cli *g;
+	uint64_t total;
+};
+
+/* Hits that could not be tied to a message: listed at exit, never dropped unseen. */
+static int print_unattributed(void *ctx, const struct ringside_gcm_unattributed *u)
+{
+	struct unattr_ctx *uc = ctx;
+	const struct ringside_gcm_lib *lib = ringside_gcm_lib(uc->g->s, u->lib_id);
+	const char *name = lib ? ringside_gcm_lib_name(lib->family) : "?";
+
+	uc->total += u->hits;
+	if (uc->g->o.json) {
+		printf("{\"type\":\"unattributed\",\"pid\":%u,\"lib\":\"%s\"", u->tgid, name);
+		json_lib(uc->g, u->lib_id);
+		printf(",\"reason\":\"%s\",\"probe_hits\":%llu}\n",
+		       ringside_gcm_unattr_reason_name(u->reason), (unsigned long long)u->hits);
+	} else {
+		printf("%-7u %-16s %-9s unattributed: %llu probe hits (%s)\n", u->tgid, "", name,
+		       (unsigned long long)u->hits, ringside_gcm_unattr_reason_name(u->reason));
+	}
+	return 0;
+}
+
 static void summarize(void *ctx, double elapsed, bool final)
 {
 	struct gcm_cli *g = ctx;
@@ -228,6 +253,16 @@ static void summarize(void *ctx, double elapsed, bool final)
 	ringside_gcm_agg_foreach(final ? g->run : g->agg, print_row, &rc);
 	if (!rc.any && !g->o.json)
 		puts("(no AES-GCM operations)");
+	if (final) {
+		struct unattr_ctx uc = { g, 0 };
+
+		ringside_gcm_unattributed(g->s, print_unattributed, &uc);
+		if (uc.total)
+			fprintf(stderr, "ringside: warning: %llu GCM probe hits could not be tied to a "
+				"message (calls on a handle created before the trace began, or inside "
+				"the library): the counts above miss that work\n",
+				(unsigned long long)uc.total);
+	}
 	fflush(stdout);
 	ringside_gcm_agg_reset(g->agg);
 	g->last_tick = elapsed;
