@@ -53,10 +53,11 @@ our_bpf_progs() {
 bpf_links() {
 	bpftool link show 2>/dev/null | grep -c '^[0-9]' || true
 }
-# Programs of released links are freed after an RCU grace period: wait a little.
+# Programs of released links are freed after an RCU grace period (a dead
+# process's links once its files are closed): wait for it, 30 s at most.
 our_bpf_progs_settled() {
 	local n
-	for _ in $(seq 60); do
+	for _ in $(seq 600); do
 		n=$(our_bpf_progs)
 		[ "$n" = 0 ] && break
 		sleep 0.05
