@@ -7,3 +7,8 @@ for b in "$OUT"/bench/* "$(dirname "$0")"/*_bench.sh; do
 	echo "### $(basename "$b")"
 	"$b" || echo "bench: $(basename "$b") failed with status $?"
 done
+# The soak at full length: every collector under a flood, RSS and fds flat.
+echo "### soak (${SOAK_SECONDS:-600} s)"
+root=$(cd "$(dirname "$0")/.." && pwd)
+SOAK_SECONDS=${SOAK_SECONDS:-600} RS_ROOT=$root RINGSIDE=$root/$OUT/ringside RS_PROGS=$root/$OUT/tests/progs \
+	bash "$root/tests/integration/soak.sh"

@@ -1,0 +1,88 @@
+#!/bin/bash
+# Soak: every collector traces a flood at once (a GCM seal loop at full
+# speed, reclaim asked for over and over in a scratch memory cgroup, btrfs
+# balances on a scratch loop-mounted image) with a summary every second.
+# After a warm-up quarter, each tracer's RSS and open fds must stay flat.
+# SOAK_SECONDS (default 20 here; make bench runs 600).
+. "$(dirname "$0")/../lib.sh"
+need_root soak || exit 0
+secs=${SOAK_SECONDS:-20}
+tmp=$(mktemp -d)
+mnt=$tmp/mnt
+pids=()
+own=$(awk -F: '$2 == "memory" {print $3}' /proc/self/cgroup)
+memroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ {print $2; exit}' /proc/mounts)
+cg=
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	if [ -n "$cg" ] && [ -d "$cg" ]; then
+		while read -r p; do kill -9 "$p" 2>/dev/null; done <"$cg/cgroup.procs"
+		for _ in $(seq 100); do [ -s "$cg/cgroup.procs" ] || break; sleep 0.05; done
+		rmdir "$cg"
+	fi
+	mountpoint -q "$mnt" && umount "$mnt"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+tracers=()
+start_tracer() {	# name, args...
+	local name=$1; shift
+	"$RINGSIDE" "$@" --interval 1 --json >/dev/null 2>"$tmp/$name.err" &
+	pids+=($!)
+	tracers+=("$name:$!")
+	wait_for "$tmp/$name.err" 'ringside: tracing' || fail "soak_${name}_started" "$(tail -2 "$tmp/$name.err")"
+}
+
+start_tracer gcm gcm --comm gcm_workload
+if [ -n "$memroot" ]; then
+	cg=$memroot$own/ringside-soak-$$
+	mkdir "$cg"
+	start_tracer reclaim reclaim --cgroup "$cg"
+fi
+if command -v mkfs.btrfs >/dev/null && { grep -qw btrfs /proc/filesystems || modprobe btrfs 2>/dev/null; }; then
+	truncate -s 1G "$tmp/img"
+	mkfs.btrfs -q "$tmp/img" >/dev/null 2>&1 && mkdir "$mnt" && mount -o loop "$tmp/img" "$mnt" &&
+		start_tracer btrfs btrfs --fs "$mnt"
+fi
+
+# The flood, for secs seconds.
+end=$((SECONDS + secs))
+"$RS_PROGS/gcm_workload" --seal-loop 16 "$secs" >/dev/null 2>&1 & pids+=($!)
+if [ -n "$cg" ]; then
+	( echo $BASHPID >"$cg/cgroup.procs"
+	  while [ $SECONDS -lt $end ]; do dd if=/dev/zero of="$tmp/cache" bs=1M count=64 status=none; cat "$tmp/cache" >/dev/null; done ) & pids+=($!)
+	( while [ $SECONDS -lt $end ]; do echo 32M >"$cg/memory.limit_in_bytes"; echo -1 >"$cg/memory.limit_in_bytes"; done ) 2>/dev/null & pids+=($!)
+fi
+if mountpoint -q "$mnt"; then
+	( for i in 1 2 3 4; do dd if=/dev/zero of="$mnt/f$i" bs=1M count=40 status=none; done; sync
+	  while [ $SECONDS -lt $end ]; do btrfs balance start -dusage=100 "$mnt" >/dev/null 2>&1; done ) & pids+=($!)
+fi
+
+usage() {	# pid: "RSS_KiB FDS"
+	echo "$(awk '/^VmRSS/ {print $2}' /proc/"$1"/status) $(ls /proc/"$1"/fd | wc -l)"
+}
+warm=$((secs / 4))
+sleep "$warm"	# the warm-up is a share of the soak, not a wait for an event
+declare -A before
+for t in "${tracers[@]}"; do before[$t]=$(usage "${t#*:}"); done
+while [ $SECONDS -lt $end ]; do sleep 1; done
+for t in "${tracers[@]}"; do
+	name=${t%%:*} pid=${t#*:}
+	read -r rss0 fds0 <<<"${before[$t]}"
+	if ! kill -0 "$pid" 2>/dev/null; then
+		fail "soak_${name}_flat" "the tracer died: $(tail -2 "$tmp/$name.err")"
+		continue
+	fi
+	read -r rss1 fds1 <<<"$(usage "$pid")"
+	# RSS may move by allocator noise: 2 MiB; fds not at all.
+	[ "$fds1" = "$fds0" ] && [ $((rss1 - rss0)) -le 2048 ] &&
+		pass "soak_${name}_flat (${secs}s: RSS ${rss0}->${rss1} KiB, fds $fds0->$fds1)" ||
+		fail "soak_${name}_flat" "RSS ${rss0}->${rss1} KiB, fds $fds0->$fds1 over ${secs}s"
+done
+for t in "${tracers[@]}"; do kill -INT "${t#*:}"; done
+for t in "${tracers[@]}"; do
+	wait "${t#*:}"; rc=$?
+	[ "$rc" = 0 ] && pass "soak_${t%%:*}_clean_exit" || fail "soak_${t%%:*}_clean_exit" "rc=$rc: $(tail -1 "$tmp/${t%%:*}.err")"
+done
