@@ -454,10 +454,65 @@ int BPF_KPROBE(gcm_gnutls_deinit, void *hd)
 	return 0;
 }
 
+/*
+ * GnuTLS's TLS 1.3 record layer seals and opens through the exported
+ * gnutls_aead_cipher_* calls, on handles it made with an internal init that
+ * no probe sees. Such a handle is recognised at its first use: the handle
+ * (api_aead_cipher_hd_st) starts with a cipher_hd_st { void *handle; const
+ * cipher_entry_st *e; ... } and the entry with { const char *name; int id; }.
+ * The algorithm read there is trusted only when the entry's name agrees
+ * with its id ("AES-128-GCM" and 10...), so a library whose layout differs
+ * gets its calls counted as unattributed, never misread.
+ */
+static __always_inline bool name_is(const char *got, const char *want, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (got[i] != want[i])
+			return false;
+	return true;
+}
+
+static __always_inline struct gcm_msg *gnutls_aead_msg(void *ctx, __u64 hd)
+{
+	struct gcm_msg *m = msg_of(ctx, hd);
+	__u64 entry = 0, name_ptr = 0;
+	char name[12] = {};
+	int id = 0;
+	__u16 bits;
+	bool named;
+
+	if (m)
+		return m->flags & GCM_H_NOT_GCM ? NULL : m;
+	if (!rs_filter_pass())
+		return NULL;
+	if (bpf_probe_read_user(&entry, sizeof(entry), (void *)(hd + 8)) || !entry ||
+	    bpf_probe_read_user(&name_ptr, sizeof(name_ptr), (void *)entry) || !name_ptr ||
+	    bpf_probe_read_user(&id, sizeof(id), (void *)(entry + 8)) ||
+	    bpf_probe_read_user_str(name, sizeof(name), (void *)name_ptr) <= 0) {
+		count_unattributed(ctx, RS_GCM_UNATTR_UNKNOWN_HANDLE);
+		return NULL;
+	}
+	bits = gnutls_gcm_bits(id);
+	named = bits == 128 ? name_is(name, "AES-128-GCM", 12) :
+		bits == 256 ? name_is(name, "AES-256-GCM", 12) :
+		bits == 192 ? name_is(name, "AES-192-GCM", 12) : false;
+	if (named) {
+		handle_new(ctx, hd, bits, 0);
+		return msg_of(ctx, hd);
+	}
+	/* Another AEAD (ChaCha20-Poly1305, CCM) named as such: known, not traced. */
+	if (!bits && name[0] >= 'A' && name[0] <= 'Z' && name[3] == '-') {
+		handle_new(ctx, hd, 0, GCM_H_NOT_GCM);
+		return NULL;
+	}
+	count_unattributed(ctx, RS_GCM_UNATTR_UNKNOWN_HANDLE);
+	return NULL;
+}
+
 static __always_inline int oneshot_enter(struct pt_regs *ctx, __u64 hd, __u8 lib, __u8 dir,
 					 __u64 aad, __u64 payload)
 {
-	struct gcm_msg *h = traced_msg(ctx, hd);
+	struct gcm_msg *h = gnutls_aead_msg(ctx, hd);
 	struct gcm_call *c;
 	struct gcm_msg m = {};
 
