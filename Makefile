@@ -24,7 +24,7 @@ PKG_CONFIG?= pkg-config
 # Debian packages the build, the tests and the demo need (make deps).
 DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
 DEB_TEST  := libssl-dev libgnutls28-dev libgcrypt20-dev openssl btrfs-progs bpftrace \
-             util-linux procps kmod python3 libclang-rt-14-dev
+             util-linux procps kmod python3 libclang-rt-14-dev gnutls-bin
 DEB_PKGS  := $(DEB_BUILD) $(DEB_TEST)
 
 ifeq ($(SAN),1)

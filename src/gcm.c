@@ -366,6 +366,22 @@ const char *ringside_gcm_lib_name(unsigned int family)
 	return family < RS_GCM_LIB_MAX ? names[family] : "?";
 }
 
+const char *ringside_gcm_lib_blind_spot(unsigned int family)
+{
+	switch (family) {
+	case RS_GCM_LIB_GNUTLS:
+		/* The TLS 1.2 record layer calls its cipher backend through an internal
+		 * function pointer: no exported function, no probe point. */
+		return "TLS 1.2 records are sealed and opened by GnuTLS's internal GCM calls, "
+		       "which have no probe point, and are not counted (TLS 1.3 records and the "
+		       "gnutls_aead_cipher_*/gnutls_cipher_* APIs are)";
+	case RS_GCM_LIB_OPENSSL:
+		return "a TLS 1.2 record opened through EVP_Cipher's TLS mode has its tag compared "
+		       "inside the provider: counted, but a tag failure there is reported as ok";
+	}
+	return NULL;
+}
+
 const char *ringside_gcm_dir_name(unsigned int dir)
 {
 	return dir == RS_GCM_SEAL ? "seal" : dir == RS_GCM_OPEN ? "open" : "?";

@@ -55,6 +55,11 @@ const struct ringside_gcm_lib *ringside_gcm_lib(const struct ringside_session *s
 const char *ringside_gcm_lib_name(unsigned int family);	/* "openssl", "gnutls"... */
 const char *ringside_gcm_dir_name(unsigned int dir);	/* "seal", "open" */
 const char *ringside_gcm_result_name(unsigned int result);	/* "ok", "tag-fail"... */
+/*
+ * What the collector cannot see in a library family, as one sentence for
+ * start-up output; NULL when nothing is known to be missed.
+ */
+const char *ringside_gcm_lib_blind_spot(unsigned int family);
 
 /*
  * How return probes reach the kernel on this machine: 1 when the uretprobe

@@ -287,7 +287,11 @@ static void announce(struct gcm_cli *g)
 			ringside_json_string(stdout, lib->path);
 			fputs(",\"version\":", stdout);
 			ringside_json_string(stdout, lib->version);
-			printf(",\"probes\":%u,\"single_stepped\":%u}", lib->probes, lib->stepped);
+			printf(",\"probes\":%u,\"single_stepped\":%u,\"not_seen\":", lib->probes,
+			       lib->stepped);
+			ringside_json_string(stdout, ringside_gcm_lib_blind_spot(lib->family) ?
+						     ringside_gcm_lib_blind_spot(lib->family) : "");
+			putchar('}');
 		}
 		puts("]}");
 		fflush(stdout);
@@ -304,6 +308,9 @@ static void announce(struct gcm_cli *g)
 		if (lib->stepped)
 			fprintf(stderr, ", %u single-stepped", lib->stepped);
 		fputc('\n', stderr);
+		if (ringside_gcm_lib_blind_spot(lib->family))
+			fprintf(stderr, "ringside: %s: not seen: %s\n", ringside_gcm_lib_name(lib->family),
+				ringside_gcm_lib_blind_spot(lib->family));
 	}
 	if (g->events && !g->o.json)
 		printf("%-16s %7s %7s %-9s %-4s %4s %6s %8s %10s %-9s %s\n", "COMM", "PID", "TID", "LIB",
