@@ -35,11 +35,18 @@ run_traced() {
 	fi
 	kill -USR1 "$wl_pid"
 	wait_for "$tmp/$name.expect" '^expect' || { fail "$name" "workload did not finish"; return 1; }
-	sleep 0.3
+	# Release the workload once ringside has printed a record per message
+	# (callers resolve only while it lives); 60 s at most.
+	local want i
+	want=$(awk '/^expect/ { for (i = 5; i <= NF; i++) if ($i ~ /^ops=/) n += substr($i, 5) } END { print n + 0 }' "$tmp/$name.expect")
+	for ((i = 0; i < 1200; i++)); do
+		[ "$(grep -c '"type":"gcm_\(op\|tag_failure\)"' "$tmp/$name.json")" -ge "$want" ] && break
+		sleep 0.05
+	done
 	kill -USR1 "$wl_pid"
 	wait "$wl_pid"; wl_pid=
 	# With -p ringside stops by itself when the target exits; else stop it.
-	for _ in $(seq 40); do kill -0 "$rs" 2>/dev/null || break; sleep 0.05; done
+	[[ " ${rargs[*]} " == *" -p "* ]] && until_gone "$rs"
 	kill -INT "$rs" 2>/dev/null
 	wait "$rs"
 	echo $? >"$tmp/$name.rc"
@@ -69,6 +76,19 @@ python3 tests/integration/gcm_check.py "$tmp/perf.expect" "$tmp/perf.json" "$pid
 run_traced sys -- --comm gcm_workload
 pid=$(awk '/^ready/{print $2}' "$tmp/sys.expect")
 python3 tests/integration/gcm_check.py "$tmp/sys.expect" "$tmp/sys.json" "$pid" | sed 's/^\(PASS\|FAIL\) gcm_/\1 gcm_sys_/'
+
+# 3b. --stacks: every printed frame is code of a mapped file (the walk is cut
+#     where a library without frame pointers leaves stack slots behind).
+run_traced stacks --only openssl,gcrypt -- -p @PID@ --stacks
+python3 - "$tmp/stacks.json" <<'PY' 2>"$tmp/stacks.check" && pass gcm_stacks_only_code_frames || fail gcm_stacks_only_code_frames "$(cat "$tmp/stacks.check")"
+import json, sys
+ev = [r for r in map(json.loads, open(sys.argv[1])) if r["type"] == "gcm_op"]
+assert ev and all("stack" in r for r in ev if r["lib"] == "libgcrypt"), "no stacks"
+bad = [f for r in ev for f in r.get("stack", []) if f.startswith("0x")]
+assert not bad, "raw slots printed as frames: %s" % bad[:4]
+# The workload is built with frame pointers: its libgcrypt calls show main.
+assert all(any(f.startswith("main+") for f in r["stack"]) for r in ev if r["lib"] == "libgcrypt"), ev[:1]
+PY
 
 # 4. Summaries with histograms: the rows add up to the schedule.
 run_traced hist --only gcrypt -- -p @PID@ --hist --interval 60

@@ -368,6 +368,9 @@ int cli_run(struct cli_loop *l)
 		}
 		if (err < 0)
 			break;
+		/* Lines reach a pipe or file per batch, not per 4 KiB of buffer. */
+		if (err > 0)
+			fflush(stdout);
 		err = ringside_session_target_check(l->s);
 		if (err == -ESRCH) {
 			/* The target finishing ends the trace; what it did is still reported. */

@@ -73,6 +73,22 @@ static void format_addr(struct gcm_cli *g, pid_t pid, uint64_t addr, char *out, 
 			 (unsigned long long)sym.file_offset);
 }
 
+/*
+ * The frame-pointer walk stops being a walk where a library without frame
+ * pointers reused %rbp: from there on the "frames" are stack slots. A stack
+ * is printed up to its first address outside executable code, never past.
+ */
+static unsigned int code_frames(struct gcm_cli *g, pid_t pid, const __u64 *stack, unsigned int n)
+{
+	struct ringside_sym sym;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (!stack[i] || ringside_resolve(g->resolver, pid, stack[i], &sym) ||
+		    !(sym.vma_flags & RINGSIDE_VMA_EXEC))
+			return i;
+	return n;
+}
+
 static void print_event(struct gcm_cli *g, const struct rs_gcm_event *e, size_t size)
 {
 	char caller[512];
@@ -80,6 +96,7 @@ static void print_event(struct gcm_cli *g, const struct rs_gcm_event *e, size_t 
 
 	if (sizeof(*e) + nr_stack * sizeof(e->stack[0]) > size)
 		nr_stack = 0;
+	nr_stack = code_frames(g, (pid_t)e->hdr.tgid, e->stack, nr_stack);
 	format_addr(g, (pid_t)e->hdr.tgid, e->caller, caller, sizeof(caller));
 	if (g->o.json) {
 		printf("{\"type\":\"%s\",\"ts_ns\":%llu,\"pid\":%u,\"tid\":%u,\"comm\":",
