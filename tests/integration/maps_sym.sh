@@ -43,9 +43,11 @@ for case in "999999:no such process" "2:kernel thread" "abc:not a process id"; d
 done
 # A zombie: its parent exec's into a sleep that never waits for it.
 zfile=$(mktemp)
-sh -c 'sleep 0.05 & echo $! >"$1"; exec sleep 3' sh "$zfile" & zparent=$!
-sleep 0.5
+sh -c 'sleep 0.05 & echo $! >"$1"; exec sleep 30' sh "$zfile" & zparent=$!
+wait_for "$zfile" '[0-9]'
 zpid=$(cat "$zfile")
+# Until the child has exited and become a zombie (state Z), 60 s at most.
+for _ in $(seq 1200); do [ "$(awk '{print $3}' /proc/"$zpid"/stat 2>/dev/null)" = Z ] && break; sleep 0.05; done
 err=$("$RINGSIDE" maps "$zpid" 2>&1); rc=$?
 kill "$zparent" 2>/dev/null; wait "$zparent" 2>/dev/null; rm -f "$zfile"
 [ "$rc" = 1 ] && grep -q zombie <<<"$err" && pass maps_error_zombie || fail maps_error_zombie "rc=$rc: $err"

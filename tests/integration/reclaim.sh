@@ -24,7 +24,7 @@ cleanup() {
 	rmdir "$cg/gone" 2>/dev/null
 	if [ -d "$cg" ]; then
 		while read -r p; do kill -9 "$p" 2>/dev/null; done <"$cg/cgroup.procs"
-		sleep 0.2
+		for _ in $(seq 200); do [ -s "$cg/cgroup.procs" ] || break; sleep 0.05; done
 		rmdir "$cg" 2>/dev/null
 	fi
 	rm -rf "$tmp"
