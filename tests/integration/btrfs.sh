@@ -43,9 +43,10 @@ stop_trace() { kill -INT "$rs"; wait "$rs"; echo $? >"$tmp/$1.rc"; rs=; }
 # 1. Automatic reclaim with the fixed threshold: two files share each data
 #    block group; deleting one of each pair drops them from 96% to 48% used.
 echo 90 >"$alloc/data/bg_reclaim_threshold"
-# Frees in the transaction right after the fill did not cross the threshold
-# in trials here; one commit interval later they always did.
-sleep 6
+# A freed extent queues its block group only when the group was counted
+# above the threshold before: the fill's usage must be committed first.
+btrfs filesystem sync "$mnt"
+btrfs filesystem sync "$mnt"
 btrfs inspect-internal dump-tree -t extent "$tmp/img" 2>/dev/null |
 	awk '/BLOCK_GROUP_ITEM/ {gsub(/[()]/, ""); bg=$4 " " $6} /block group used/ && /flags DATA/ {print bg}' >"$tmp/bgs"
 count0=$(cat "$alloc/data/reclaim_count")
