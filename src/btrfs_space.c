@@ -15,6 +15,7 @@
 
 #include "ringside/btrfs.h"
 #include "memcg_io.h"
+#include "mountinfo.h"
 
 /* Target of unallocated space, in data chunks (fs/btrfs/space-info.c). */
 #define UNALLOC_TARGET_CHUNKS 10ULL
@@ -132,47 +133,25 @@ static void read_label(struct ringside_btrfs_fs *fs)
 	fs->label[strcspn(fs->label, "\n")] = '\0';
 }
 
-/* Undo the octal escapes of /proc/self/mountinfo ("\040" for a space). */
-static void unescape(char *s)
-{
-	char *d = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] && s[3]) {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*d++ = *s;
-		}
-	}
-	*d = '\0';
-}
-
 typedef int (*mount_fn)(void *ctx, const char *mountpoint);
+
+struct btrfs_mounts {
+	mount_fn fn;
+	void *ctx;
+};
+
+static int btrfs_mount_only(void *ctx, const struct rs_mount_entry *m)
+{
+	struct btrfs_mounts *w = ctx;
+
+	return strcmp(m->fstype, "btrfs") ? 0 : w->fn(w->ctx, m->mp);
+}
 
 static int foreach_btrfs_mount(mount_fn fn, void *ctx)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	int ret = 0;
+	struct btrfs_mounts w = { fn, ctx };
 
-	if (!f)
-		return -errno;
-	while (!ret && getline(&line, &cap, f) > 0) {
-		char mnt[4096], fstype[64];
-		const char *sep = strstr(line, " - ");
-
-		/* id parent major:minor root mountpoint ... - fstype source options */
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
-		    sscanf(sep + 3, "%63s", fstype) != 1 || strcmp(fstype, "btrfs"))
-			continue;
-		unescape(mnt);
-		ret = fn(ctx, mnt);
-	}
-	free(line);
-	fclose(f);
-	return ret;
+	return rs_mountinfo_foreach(btrfs_mount_only, &w);
 }
 
 int ringside_btrfs_fs_of_path(const char *path, struct ringside_btrfs_fs *out)

@@ -11,6 +11,7 @@
 
 #include "ringside/ringside.h"
 #include "cgroup.h"
+#include "mountinfo.h"
 
 int rs_cgroup_subsys_id(const char *controller)
 {
@@ -50,19 +51,29 @@ static bool has_token(const char *list, const char *tok)
 	return false;
 }
 
-struct mount_entry {
-	char mp[512];
-	char fstype[32];
-	char super[512];
+/* The cgroup mount holding a path: the longest mount-point prefix. */
+struct cgroup_mount_search {
+	const char *path;
+	size_t best;
+	bool v2;
+	char *mnt, *opts;
+	size_t mntlen, optslen;
 };
 
-/* Parse one /proc/self/mountinfo line; false for lines that do not parse. */
-static bool parse_mountinfo(const char *line, struct mount_entry *m)
+static int longest_cgroup_prefix(void *ctx, const struct rs_mount_entry *m)
 {
-	const char *sep = strstr(line, " - ");
+	struct cgroup_mount_search *q = ctx;
+	size_t n = strlen(m->mp);
 
-	return sep && sscanf(line, "%*s %*s %*s %*s %511s", m->mp) == 1 &&
-	       sscanf(sep + 3, "%31s %*s %511s", m->fstype, m->super) == 2;
+	if (strcmp(m->fstype, "cgroup") && strcmp(m->fstype, "cgroup2"))
+		return 0;
+	if (strncmp(q->path, m->mp, n) || (q->path[n] && q->path[n] != '/') || n <= q->best)
+		return 0;
+	q->best = n;
+	q->v2 = !strcmp(m->fstype, "cgroup2");
+	snprintf(q->mnt, q->mntlen, "%s", m->mp);
+	snprintf(q->opts, q->optslen, "%s", m->super);
+	return 0;
 }
 
 /*
@@ -72,30 +83,14 @@ static bool parse_mountinfo(const char *line, struct mount_entry *m)
 static int find_cgroup_mount(const char *path, bool *v2, char *mnt, size_t mntlen,
 			     char *opts, size_t optslen)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096];
-	size_t best = 0;
+	struct cgroup_mount_search q = { .path = path, .mnt = mnt, .opts = opts,
+					 .mntlen = mntlen, .optslen = optslen };
+	int err = rs_mountinfo_foreach(longest_cgroup_prefix, &q);
 
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		struct mount_entry m;
-		size_t n;
-
-		if (!parse_mountinfo(line, &m))
-			continue;
-		if (strcmp(m.fstype, "cgroup") && strcmp(m.fstype, "cgroup2"))
-			continue;
-		n = strlen(m.mp);
-		if (strncmp(path, m.mp, n) || (path[n] && path[n] != '/') || n <= best)
-			continue;
-		best = n;
-		*v2 = !strcmp(m.fstype, "cgroup2");
-		snprintf(mnt, mntlen, "%s", m.mp);
-		snprintf(opts, optslen, "%s", m.super);
-	}
-	fclose(f);
-	return best ? 0 : -RINGSIDE_ERR_NOTCGROUP;
+	if (err)
+		return err;
+	*v2 = q.v2;
+	return q.best ? 0 : -RINGSIDE_ERR_NOTCGROUP;
 }
 
 /* Pick the first real controller out of a v1 super-options string. */
@@ -151,30 +146,28 @@ int rs_cgroup_resolve(const char *path, struct rs_cgroup_ref *out)
 	return out->ssid < 0 ? out->ssid : 0;
 }
 
-/* Mount point of the v2 hierarchy, or of the v1 one hosting controller. */
+/* The mount of the v2 hierarchy (controller NULL) or of the v1 one with controller. */
+struct hierarchy_search {
+	const char *controller;
+	char *mnt;
+	size_t len;
+};
+
+static int hierarchy_match(void *ctx, const struct rs_mount_entry *m)
+{
+	struct hierarchy_search *q = ctx;
+	bool match = q->controller ? !strcmp(m->fstype, "cgroup") && has_token(m->super, q->controller) :
+				     !strcmp(m->fstype, "cgroup2");
+
+	return match && snprintf(q->mnt, q->len, "%s", m->mp) < (int)q->len;
+}
+
 static int hierarchy_mount(const char *controller, char *mnt, size_t len)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096];
-	int ret = -ENOENT;
+	struct hierarchy_search q = { controller, mnt, len };
+	int ret = rs_mountinfo_foreach(hierarchy_match, &q);
 
-	if (!f)
-		return -errno;
-	while (ret && fgets(line, sizeof(line), f)) {
-		struct mount_entry m;
-		bool match;
-
-		if (!parse_mountinfo(line, &m))
-			continue;
-		if (!controller)
-			match = !strcmp(m.fstype, "cgroup2");
-		else
-			match = !strcmp(m.fstype, "cgroup") && has_token(m.super, controller);
-		if (match && snprintf(mnt, len, "%s", m.mp) < (int)len)
-			ret = 0;
-	}
-	fclose(f);
-	return ret;
+	return ret < 0 ? ret : ret ? 0 : -ENOENT;
 }
 
 int rs_cgroup_self_path(const char *controller, char *buf, size_t len)

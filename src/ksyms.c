@@ -29,20 +29,26 @@ static int cmp_ksym(const void *a, const void *b)
 
 int rs_ksyms_load(const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out)
 {
-	struct rs_ksyms *ks = calloc(1, sizeof(*ks));
 	FILE *f = fopen("/proc/kallsyms", "re");
+	int err;
+
+	*out = NULL;
+	if (!f)
+		return -errno;
+	err = rs_ksyms_parse(f, tags, nr_tags, out);
+	fclose(f);
+	return err;
+}
+
+int rs_ksyms_parse(FILE *f, const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out)
+{
+	struct rs_ksyms *ks = calloc(1, sizeof(*ks));
 	char line[512];
 	size_t cap = 0;
 
 	*out = NULL;
-	if (!ks || !f) {
-		int err = ks ? -errno : -ENOMEM;
-
-		free(ks);
-		if (f)
-			fclose(f);
-		return err;
-	}
+	if (!ks)
+		return -ENOMEM;
 	ks->tags = tags;
 	ks->nr_tags = nr_tags;
 	while (fgets(line, sizeof(line), f)) {
@@ -58,7 +64,6 @@ int rs_ksyms_load(const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksym
 			cap = cap ? cap * 2 : 65536;
 			n = realloc(ks->syms, cap * sizeof(*n));
 			if (!n) {
-				fclose(f);
 				rs_ksyms_free(ks);
 				return -ENOMEM;
 			}
@@ -73,7 +78,6 @@ int rs_ksyms_load(const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksym
 		}
 		ks->n++;
 	}
-	fclose(f);
 	if (!ks->n) {
 		/* kptr_restrict hides addresses from us: every stack reads as unknown. */
 		rs_ksyms_free(ks);

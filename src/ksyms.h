@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 /* A function whose presence on a stack means something; tag 0 is reserved. */
@@ -17,6 +18,8 @@ struct rs_ksyms;
 
 /* Load /proc/kallsyms text symbols, tagging the named functions. */
 int rs_ksyms_load(const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out);
+/* The same from any kallsyms-format text (the fuzz target feeds it). */
+int rs_ksyms_parse(FILE *f, const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out);
 void rs_ksyms_free(struct rs_ksyms *ks);
 /* Tag of the function containing ip, 0 when untagged. */
 uint8_t rs_ksyms_tag(const struct rs_ksyms *ks, uint64_t ip);
