@@ -38,6 +38,15 @@ until_gone() {
 	return 1
 }
 
+# remove_scratch_cgroup DIR: kill what runs in a cgroup this test made, wait
+# until it is empty (10 s at most) and remove it.
+remove_scratch_cgroup() {
+	[ -d "$1" ] || return 0
+	while read -r p; do kill -9 "$p" 2>/dev/null; done <"$1/cgroup.procs"
+	for _ in $(seq 200); do [ -s "$1/cgroup.procs" ] || break; sleep 0.05; done
+	rmdir "$1" 2>/dev/null
+}
+
 need_root() {	# name: skip (and return 1) when not root
 	if [ "$(id -u)" != 0 ]; then
 		skip "$1" "needs root for BPF (CI runs as root)"

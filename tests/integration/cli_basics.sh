@@ -16,9 +16,15 @@ err=$("$RINGSIDE" features --bogus 2>&1); rc=$?
 err=$("$RINGSIDE" 2>&1); rc=$?
 [ "$rc" = 2 ] && pass no_command || fail no_command "rc=$rc"
 
-for cmd in features maps sym; do
+for cmd in features maps sym gcm btrfs reclaim cleanup; do
 	out=$("$RINGSIDE" $cmd --help) && grep -q "^Usage: ringside $cmd" <<<"$out" &&
 		pass "help_$cmd" || fail "help_$cmd" "no usage"
+done
+# One option, one meaning: no --help lists an option twice.
+for cmd in features maps sym gcm btrfs reclaim cleanup "reclaim profile"; do
+	# shellcheck disable=SC2086
+	twice=$("$RINGSIDE" $cmd --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z-]+' | sed 's/.*--/--/' | sort | uniq -d)
+	[ -z "$twice" ] && pass "help_options_once_${cmd// /_}" || fail "help_options_once_${cmd// /_}" "listed twice: $twice"
 done
 
 # Every command in --help has a section in the man page, and vice versa.

@@ -22,11 +22,7 @@ cleanup() {
 	[ -n "$rs" ] && kill "$rs" 2>/dev/null
 	wait 2>/dev/null
 	rmdir "$cg/gone" 2>/dev/null
-	if [ -d "$cg" ]; then
-		while read -r p; do kill -9 "$p" 2>/dev/null; done <"$cg/cgroup.procs"
-		for _ in $(seq 200); do [ -s "$cg/cgroup.procs" ] || break; sleep 0.05; done
-		rmdir "$cg" 2>/dev/null
-	fi
+	[ -n "$cg" ] && remove_scratch_cgroup "$cg"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT

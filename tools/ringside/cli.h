@@ -37,11 +37,19 @@ struct cli_opts {
 	{ "help", no_argument, NULL, 'h' }
 #define CLI_COMMON_SHORTOPTS "p:d:vh"
 
+/* The common options but --cgroup, for commands that give it their own meaning. */
+#define CLI_COMMON_HELP_NO_CGROUP                                                         \
+	"  -p, --pid PID          only this process\n"                                      \
+	"      --tid TID          only this thread\n"                                       \
+	"      --comm NAME        only tasks with this command name\n"                      \
+	CLI_COMMON_HELP_TAIL
 #define CLI_COMMON_HELP                                                                   \
 	"  -p, --pid PID          only this process\n"                                      \
 	"      --tid TID          only this thread\n"                                       \
 	"      --cgroup PATH      only tasks in this cgroup subtree (v1 or v2 path)\n"      \
 	"      --comm NAME        only tasks with this command name\n"                      \
+	CLI_COMMON_HELP_TAIL
+#define CLI_COMMON_HELP_TAIL                                                              \
 	"      --json             JSON Lines output, one object per record\n"               \
 	"  -d, --duration SECS    stop after SECS seconds (default: until Ctrl-C)\n"        \
 	"      --interval SECS    print a summary every SECS seconds\n"                     \

@@ -21,8 +21,10 @@ static const char reclaim_usage[] =
 	"(the whole run's).\n"
 	"\n"
 	"  -e, --events           print every invocation\n"
-	"      --cgroup PATH      only reclaim targeting this cgroup subtree\n"
-	"\n" CLI_COMMON_HELP
+	"      --cgroup PATH      only reclaim targeting this cgroup subtree: a write to\n"
+	"                         one of its control files, or a charge by one of its\n"
+	"                         tasks (v1 or v2 path)\n"
+	"\n" CLI_COMMON_HELP_NO_CGROUP
 	"\n"
 	"profile: drive reclaim on a cgroup for each swappiness setting; see\n"
 	"'ringside reclaim profile --help'.\n";
