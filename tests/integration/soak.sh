@@ -9,11 +9,14 @@ need_root soak || exit 0
 secs=${SOAK_SECONDS:-20}
 tmp=$(mktemp -d)
 mnt=$tmp/mnt
-pids=()
+pids=() floods=()
 own=$(awk -F: '$2 == "memory" {print $3}' /proc/self/cgroup)
 memroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ {print $2; exit}' /proc/mounts)
 cg=
 cleanup() {
+	# A flood cut short: stop a running balance and the loops' children too.
+	mountpoint -q "$mnt" && btrfs balance cancel "$mnt" >/dev/null 2>&1
+	for p in "${floods[@]}"; do pkill -P "$p" 2>/dev/null; kill "$p" 2>/dev/null; done
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	[ -n "$cg" ] && remove_scratch_cgroup "$cg"
@@ -45,15 +48,15 @@ fi
 
 # The flood, for secs seconds.
 end=$((SECONDS + secs))
-"$RS_PROGS/gcm_workload" --seal-loop 16 "$secs" >/dev/null 2>&1 & pids+=($!)
+"$RS_PROGS/gcm_workload" --seal-loop 16 "$secs" >/dev/null 2>&1 & floods+=($!)
 if [ -n "$cg" ]; then
 	( echo $BASHPID >"$cg/cgroup.procs"
-	  while [ $SECONDS -lt $end ]; do dd if=/dev/zero of="$tmp/cache" bs=1M count=64 status=none; cat "$tmp/cache" >/dev/null; done ) & pids+=($!)
-	( while [ $SECONDS -lt $end ]; do echo 32M >"$cg/memory.limit_in_bytes"; echo -1 >"$cg/memory.limit_in_bytes"; done ) 2>/dev/null & pids+=($!)
+	  while [ $SECONDS -lt $end ]; do dd if=/dev/zero of="$tmp/cache" bs=1M count=64 status=none; cat "$tmp/cache" >/dev/null; done ) & floods+=($!)
+	( while [ $SECONDS -lt $end ]; do echo 32M >"$cg/memory.limit_in_bytes"; echo -1 >"$cg/memory.limit_in_bytes"; done ) 2>/dev/null & floods+=($!)
 fi
 if mountpoint -q "$mnt"; then
 	( for i in 1 2 3 4; do dd if=/dev/zero of="$mnt/f$i" bs=1M count=40 status=none; done; sync
-	  while [ $SECONDS -lt $end ]; do btrfs balance start -dusage=100 "$mnt" >/dev/null 2>&1; done ) & pids+=($!)
+	  while [ $SECONDS -lt $end ]; do btrfs balance start -dusage=100 "$mnt" >/dev/null 2>&1; done ) & floods+=($!)
 fi
 
 usage() {	# pid: "RSS_KiB FDS"
@@ -81,6 +84,9 @@ for t in "${tracers[@]}"; do
 		pass "soak_${name}_flat (${secs}s: RSS ${rss0}->${rss1} KiB, fds $fds0->$fds1)" ||
 		fail "soak_${name}_flat" "RSS ${rss0}->${rss1} KiB, fds $fds0->$fds1 over ${secs}s"
 done
+# Each flood loop ends by itself after its last round (a balance under way finishes).
+wait "${floods[@]}" 2>/dev/null
+floods=()
 for t in "${tracers[@]}"; do kill -INT "${t#*:}"; done
 for t in "${tracers[@]}"; do
 	wait "${t#*:}"; rc=$?
