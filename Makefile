@@ -34,14 +34,21 @@ endif
 
 WARN      := -Wall -Wextra -Werror -Wno-missing-field-initializers -Wno-format-truncation
 CFLAGS    ?= -O2 -g
-ALL_CFLAGS:= -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -I$(OUT) -Isrc
+# src/ by domain: core (session, totals, features, state journal), sys (procfs,
+# cgroupfs, sysfs, ELF, kallsyms), and one folder per collector, each holding
+# its X.bpf.c beside the X.c that loads it.
+SRC_DIRS  := $(sort $(dir $(wildcard src/*/*.c)))
+SRC_INC   := $(patsubst %/,-I%,$(SRC_DIRS))
+ALL_CFLAGS:= -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -I$(OUT) $(SRC_INC)
 LDLIBS    := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
-BPF_SRCS  := $(wildcard bpf/*.bpf.c)
-BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
-SKELS     := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
-LIB_SRCS  := $(wildcard src/*.c)
+BPF_SRCS  := $(wildcard src/*/*.bpf.c)
+BPF_NAMES := $(notdir $(BPF_SRCS:.bpf.c=))
+BPF_OBJS  := $(patsubst %,$(OUT)/bpf/%.bpf.o,$(BPF_NAMES))
+SKELS     := $(patsubst %,$(OUT)/%.skel.h,$(BPF_NAMES))
+vpath %.bpf.c $(SRC_DIRS)
+LIB_SRCS  := $(filter-out %.bpf.c,$(wildcard src/*/*.c))
 LIB_OBJS  := $(patsubst src/%.c,$(OUT)/lib/%.o,$(LIB_SRCS))
 CLI_SRCS  := $(wildcard tools/ringside/*.c)
 CLI_OBJS  := $(patsubst tools/ringside/%.c,$(OUT)/cli/%.o,$(CLI_SRCS))
@@ -64,9 +71,9 @@ all: $(LIB_A) $(LIB_SO) $(CLI) $(OUT)/ringside.pc
 
 # ---- BPF objects and skeletons --------------------------------------------
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-              -Ivmlinux/$(ARCH) -Iinclude -Ibpf
+              -Ivmlinux/$(ARCH) -Iinclude -Isrc/core
 
-$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/common.bpf.h include/ringside/events.h vmlinux/$(ARCH)/vmlinux.h
+$(OUT)/bpf/%.bpf.o: %.bpf.c src/core/common.bpf.h include/ringside/events.h vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(BPFTOOL) gen object $@ $@.tmp
@@ -124,7 +131,7 @@ FUZZ_OUT    := build-fuzz
 FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(FUZZ_OUT)/%,$(FUZZ_SRCS))
 FUZZ_SAN    := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all
-FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(filter-out -Wno-format-truncation,$(WARN)) -Iinclude -I$(OUT) -Isrc -Itools/ringside
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(filter-out -Wno-format-truncation,$(WARN)) -Iinclude -I$(OUT) $(SRC_INC) -Itools/ringside
 FUZZ_OBJS   := $(patsubst src/%.c,$(FUZZ_OUT)/lib/%.o,$(LIB_SRCS)) $(FUZZ_OUT)/cli/cli.o
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRCS))
@@ -216,4 +223,4 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(wildcard $(OUT)/lib/*.d $(OUT)/cli/*.d)
+-include $(wildcard $(OUT)/lib/*/*.d $(OUT)/cli/*.d)

@@ -73,7 +73,7 @@ build_kernel() {
 }
 
 initramfs() {
-	local dir=$work/initramfs static="cc -static -O1 -std=gnu11 -D_GNU_SOURCE -I$root/include -I$root/src"
+	local dir=$work/initramfs static="cc -static -O1 -std=gnu11 -D_GNU_SOURCE -I$root/include -I$root/src/sys"
 	echo "kernel-check: initramfs (busybox, static ringside and check programs, tests/guest/run.sh)"
 	make -s -C "$root" OUT="$OUT" all >/dev/null
 	rm -rf "$dir"
