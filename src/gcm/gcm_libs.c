@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -186,22 +187,53 @@ static const struct gcm_family *detect_family(const struct rs_symtab *st)
 	return NULL;
 }
 
+/*
+ * Refuse, with a reason, ELF files whose code the probes would misread:
+ * another class or machine. 0 for x86-64 ELF and for what is not ELF at all
+ * (the symbol reader says so).
+ */
+static int elf_kind_err(struct gcm_libset *set, int fd, const char *shown)
+{
+	unsigned char hdr[20];
+
+	if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) || memcmp(hdr, ELFMAG, SELFMAG))
+		return 0;
+	if (hdr[EI_CLASS] != ELFCLASS64)
+		return set_err(set, -RINGSIDE_ERR_NOTELF, "%s: a 32-bit ELF file: ringside probes "
+			       "64-bit x86-64 code", shown);
+	if (hdr[18] != EM_X86_64 || hdr[19] != 0)
+		return set_err(set, -RINGSIDE_ERR_NOTELF, "%s: an ELF file for another machine "
+			       "(e_machine %u): ringside probes x86-64 code", shown, hdr[18] | hdr[19] << 8);
+	return 0;
+}
+
 int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib want)
 {
 	struct ringside_gcm_lib *lib, *nl;
 	const struct gcm_family *f;
 	struct rs_symtab *st = NULL;
 	struct stat sb;
+	char shown[96];
 	int fd, err;
 
+	/* Messages name the path, cut when it is absurdly long. */
+	if (strlen(path) < sizeof(shown))
+		snprintf(shown, sizeof(shown), "%s", path);
+	else
+		snprintf(shown, sizeof(shown), "%.60s... (%zu bytes)", path, strlen(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		return set_err(set, err, "%s: %s", path, strerror(-err));
+		return set_err(set, err, "%s: %s", shown, strerror(-err));
 	}
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
 		close(fd);
-		return set_err(set, -RINGSIDE_ERR_NOTELF, "%s: not a regular file", path);
+		return set_err(set, -RINGSIDE_ERR_NOTELF, "%s: not a regular file", shown);
+	}
+	err = elf_kind_err(set, fd, shown);
+	if (err) {
+		close(fd);
+		return err;
 	}
 	for (unsigned int i = 0; i < set->nr_libs; i++) {
 		if (set->devs[i] == sb.st_dev && set->inos[i] == sb.st_ino) {
@@ -213,8 +245,8 @@ int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib wan
 	if (err) {
 		close(fd);
 		if (err == -ENOEXEC)
-			return set_err(set, -RINGSIDE_ERR_NOTELF, "%s: not an ELF file", path);
-		return set_err(set, err, "%s: cannot read symbols: %s", path, strerror(-err));
+			return set_err(set, -RINGSIDE_ERR_NOTELF, "%s: not an ELF file", shown);
+		return set_err(set, err, "%s: cannot read symbols: %s", shown, strerror(-err));
 	}
 	f = want ? gcm_family_of(want) : detect_family(st);
 	if (!f) {
@@ -223,7 +255,7 @@ int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib wan
 		return set_err(set, -RINGSIDE_ERR_NOSYM,
 			       "%s: no AES-GCM entry points: needs CRYPTO_gcm128_init (OpenSSL), "
 			       "gnutls_aead_cipher_init (GnuTLS) or gcry_cipher_open (libgcrypt)",
-			       path);
+			       shown);
 	}
 	nl = realloc(set->libs, (set->nr_libs + 1) * sizeof(*nl));
 	if (nl)

@@ -151,6 +151,17 @@ int ringside_session_enable_reclaim(struct ringside_session *s,
 	(void)opts;
 	if (!r)
 		return -ENOMEM;
+	/*
+	 * --cgroup names memory cgroups here: a v1 directory of another
+	 * controller's hierarchy would match no reclaim at all, silently.
+	 */
+	if (s->filter.cgroup_id && s->filter.cgroup_ssid >= 0 &&
+	    s->filter.cgroup_ssid != rs_cgroup_subsys_id("memory")) {
+		free(r);
+		return rs_fail(s, -RINGSIDE_ERR_NOMEMCG, "%s is not in the memory controller's "
+			       "hierarchy: give a directory under the v1 memory mount (or a v2 cgroup)",
+			       s->cgroup_path);
+	}
 	err = rs_ksyms_load(trigger_funcs, sizeof(trigger_funcs) / sizeof(trigger_funcs[0]), &r->ksyms);
 	if (err) {
 		free(r);

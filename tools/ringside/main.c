@@ -50,6 +50,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	cli_err("unknown command '%s': see ringside --help", argv[1]);
+	cli_err("unknown command '%s': see ringside --help", cli_quote(argv[1]));
 	return 2;
 }
