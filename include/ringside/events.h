@@ -250,6 +250,17 @@ enum rs_gcm_unattr_reason {
 	RS_GCM_UNATTR_MAX
 };
 
+/* Reclaim totals: k1/k2 the target cgroup id (low/high 32 bits), tgid 0. */
+enum rs_reclaim_total_counter {
+	RS_RECLAIM_TOTAL_CALLS = 0,	/* records (invocations) */
+	RS_RECLAIM_TOTAL_FAILED,	/* control-file writes that returned an error */
+	RS_RECLAIM_TOTAL_RECLAIMED_ANON,
+	RS_RECLAIM_TOTAL_RECLAIMED_FILE,
+	RS_RECLAIM_TOTAL_SCANNED_ANON,
+	RS_RECLAIM_TOTAL_SCANNED_FILE,
+	RS_RECLAIM_TOTAL_NS,
+};
+
 struct rs_filter_cfg {
 	__u32 tgid;		/* 0: any process */
 	__u32 tid;		/* 0: any thread */

@@ -32,6 +32,21 @@ unsigned int ringside_reclaim_trigger(const struct ringside_session *s,
 const char *ringside_reclaim_trigger_name(unsigned int trigger);
 
 /*
+ * Exact counts per target cgroup since attach, kept by the BPF programs for
+ * every record before it is queued (so they hold when records are lost).
+ */
+struct ringside_reclaim_total {
+	uint64_t cgroup_id;	/* as rs_reclaim_event.target_cgroup_id */
+	uint64_t calls;
+	uint64_t failed;	/* control-file writes that returned an error */
+	uint64_t reclaimed_anon, reclaimed_file;	/* pages */
+	uint64_t scanned_anon, scanned_file;
+	uint64_t time_ns;
+};
+int ringside_reclaim_totals(struct ringside_session *s,
+			    int (*fn)(void *ctx, const struct ringside_reclaim_total *t), void *ctx);
+
+/*
  * Parse a memory.reclaim request exactly as the kernel does (6.11+): an
  * amount with an optional K/M/G/T/P/E suffix, then space-separated keys of
  * which only swappiness=N (0..200) exists. *swappiness is -1 when absent.

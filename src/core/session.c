@@ -125,6 +125,15 @@ int ringside_session_open(const struct ringside_session_opts *opts,
 	return 0;
 }
 
+const struct rs_collector *rs_session_collector(const struct ringside_session *s,
+						const struct rs_collector_ops *ops)
+{
+	for (const struct rs_collector *c = s ? s->collectors : NULL; c; c = c->next)
+		if (c->ops == ops)
+			return c;
+	return NULL;
+}
+
 int rs_session_add(struct ringside_session *s, const struct rs_collector_ops *ops, void *priv)
 {
 	struct rs_collector *c, **tail;

@@ -63,6 +63,10 @@ int rs_fail(struct ringside_session *s, int err, const char *fmt, ...)
 void rs_note(struct ringside_session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The session's collector of that kind, NULL when not enabled. */
+const struct rs_collector *rs_session_collector(const struct ringside_session *s,
+						const struct rs_collector_ops *ops);
+
 /* Add a collector to the session; it is loaded and attached by attach(). */
 int rs_session_add(struct ringside_session *s, const struct rs_collector_ops *ops,
 		   void *priv);

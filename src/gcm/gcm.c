@@ -253,10 +253,7 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 
 static const struct rs_collector *gcm_collector(const struct ringside_session *s)
 {
-	for (const struct rs_collector *c = s ? s->collectors : NULL; c; c = c->next)
-		if (c->ops == &gcm_ops)
-			return c;
-	return NULL;
+	return rs_session_collector(s, &gcm_ops);
 }
 
 static struct rs_gcm *gcm_of(const struct ringside_session *s)

@@ -144,10 +144,30 @@ static __always_inline void open_record(void *ctx, struct rcl_state *st, struct 
 	}
 }
 
+/* Exact per-target-cgroup totals, counted whether or not the record fits the ring. */
+static __always_inline void count_total(const struct rcl_state *st, __u64 ns)
+{
+	__u64 id = st->ev.target_cgroup_id;
+	struct rs_total_key key = { .k1 = (__u32)id, .k2 = (__u32)(id >> 32) };
+	struct rs_total_val *v = rs_total_row(&key);
+
+	if (!v)
+		return;
+	v->c[RS_RECLAIM_TOTAL_CALLS]++;
+	v->c[RS_RECLAIM_TOTAL_FAILED] += (st->ev.flags & RS_RECLAIM_F_WRITE) && st->ev.write_ret < 0;
+	v->c[RS_RECLAIM_TOTAL_RECLAIMED_ANON] += st->ev.reclaimed_anon;
+	v->c[RS_RECLAIM_TOTAL_RECLAIMED_FILE] += st->ev.reclaimed_file;
+	v->c[RS_RECLAIM_TOTAL_SCANNED_ANON] += st->ev.scanned_anon;
+	v->c[RS_RECLAIM_TOTAL_SCANNED_FILE] += st->ev.scanned_file;
+	v->c[RS_RECLAIM_TOTAL_NS] += ns;
+}
+
 static __always_inline void emit(struct rcl_state *st)
 {
-	struct rs_reclaim_event *ev = rs_reserve(sizeof(*ev), RS_EV_RECLAIM);
+	struct rs_reclaim_event *ev;
 
+	count_total(st, bpf_ktime_get_ns() - st->start_ns);
+	ev = rs_reserve(sizeof(*ev), RS_EV_RECLAIM);
 	st->open = 0;
 	if (!ev)
 		return;

@@ -14,6 +14,7 @@
 #include "cgroup.h"
 #include "ksyms.h"
 #include "memcg_io.h"
+#include "totals.h"
 #include "ringside/reclaim.h"
 #include "reclaim.skel.h"
 
@@ -141,6 +142,39 @@ static const struct rs_collector_ops reclaim_ops = {
 	.destroy = reclaim_destroy,
 	.release = reclaim_release,
 };
+
+struct reclaim_totals_walk {
+	int (*fn)(void *ctx, const struct ringside_reclaim_total *t);
+	void *ctx;
+};
+
+static int reclaim_total_row(void *ctx, const struct rs_total_key *k, const struct rs_total_val *v)
+{
+	struct reclaim_totals_walk *w = ctx;
+	struct ringside_reclaim_total t = {
+		.cgroup_id = (uint64_t)k->k2 << 32 | k->k1,
+		.calls = v->c[RS_RECLAIM_TOTAL_CALLS],
+		.failed = v->c[RS_RECLAIM_TOTAL_FAILED],
+		.reclaimed_anon = v->c[RS_RECLAIM_TOTAL_RECLAIMED_ANON],
+		.reclaimed_file = v->c[RS_RECLAIM_TOTAL_RECLAIMED_FILE],
+		.scanned_anon = v->c[RS_RECLAIM_TOTAL_SCANNED_ANON],
+		.scanned_file = v->c[RS_RECLAIM_TOTAL_SCANNED_FILE],
+		.time_ns = v->c[RS_RECLAIM_TOTAL_NS],
+	};
+
+	return w->fn(w->ctx, &t);
+}
+
+int ringside_reclaim_totals(struct ringside_session *s,
+			    int (*fn)(void *ctx, const struct ringside_reclaim_total *t), void *ctx)
+{
+	const struct rs_collector *c = rs_session_collector(s, &reclaim_ops);
+	struct reclaim_totals_walk w = { fn, ctx };
+
+	if (!c || !c->obj)
+		return -ENOTCONN;
+	return rs_collector_totals(c, reclaim_total_row, &w);
+}
 
 int ringside_session_enable_reclaim(struct ringside_session *s,
 				    const struct ringside_reclaim_opts *opts)

@@ -93,6 +93,28 @@ assert fe and fe[0]["request"] == "0" and fe[0]["write_ret"] == 2 and sum(e["nr_
 PY
 rm -f "$tmp/file"
 
+# A one-page ring under a charge storm: the summary's calls come from the
+# kernel's totals, so they equal the records delivered plus those lost.
+echo 16M >"$cg/memory.limit_in_bytes"
+"$RINGSIDE" reclaim --events --json --cgroup "$cg" --ringbuf-size 4096 >"$tmp/small.json" 2>"$tmp/small.err" &
+rs=$!
+wait_for "$tmp/small.err" 'tracing reclaim'
+sh -c 'echo $$ >"$1/cgroup.procs"; dd if=/dev/zero of="$2" bs=64K count=3200 status=none' sh "$cg" "$tmp/file"
+kill -INT "$rs"; wait "$rs"; rs=
+echo -1 >"$cg/memory.limit_in_bytes"
+python3 - "$tmp/small.json" "$cg" <<'PY' 2>"$tmp/small.check" &&
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+records = sum(1 for r in rows if r["type"] == "reclaim" and r["cgroup"] == sys.argv[2])
+lost = sum(r.get("events", 0) for r in rows if r["type"] == "lost")
+calls = sum(r["invocations"] for r in rows if r["type"] == "reclaim_summary" and r["cgroup"] == sys.argv[2])
+assert calls > 0 and calls == records + lost, "summary %d calls, %d records + %d lost" % (calls, records, lost)
+print("%d calls = %d records + %d lost" % (calls, records, lost), file=sys.stderr)
+PY
+	pass "reclaim_summary_exact_with_small_ring ($(cat "$tmp/small.check"))" ||
+	fail reclaim_summary_exact_with_small_ring "$(tail -1 "$tmp/small.check")"
+rm -f "$tmp/file"
+
 # 2. The profiler with a zram swap device: swappiness 200 takes more anon than 0.
 # 64 MiB anon + 64 MiB page cache, 80 MiB asked for: the file pages alone
 # cannot cover it, so the setting decides whether anon is taken.

@@ -37,22 +37,13 @@ struct cg_counts {
 	uint64_t ns;
 };
 
+/* Counts come from the kernel's totals (exact under ring drops); records only name rows. */
 struct cg_row {
 	uint64_t id;
 	char path[512];
 	struct cg_counts interval, run;	/* since the last summary; since the start */
+	uint64_t records;		/* records delivered since the start */
 };
-
-static void cg_count(struct cg_counts *c, const struct rs_reclaim_event *e, bool failed)
-{
-	c->n++;
-	c->failures += failed;
-	c->reclaimed_anon += e->reclaimed_anon;
-	c->reclaimed_file += e->reclaimed_file;
-	c->scanned_anon += e->scanned_anon;
-	c->scanned_file += e->scanned_file;
-	c->ns += e->duration_ns;
-}
 
 struct reclaim_cli {
 	struct cli_opts o;
@@ -103,10 +94,8 @@ static int on_event(void *ctx, const struct rs_event_hdr *hdr, size_t size)
 		req_sw = e->swappiness_arg;	/* the kernel's own argument */
 	sw_effect = req_sw >= 0 ? req_sw : ringside_memcg_swappiness(row && row->path[0] == '/' ?
 								      row->path : NULL);
-	if (row) {
-		cg_count(&row->interval, e, is_write && e->write_ret < 0);
-		cg_count(&row->run, e, is_write && e->write_ret < 0);
-	}
+	if (row)
+		row->records++;
 	if (!r->events)
 		return 0;
 	if (r->o.json) {
@@ -153,10 +142,33 @@ static int on_event(void *ctx, const struct rs_event_hdr *hdr, size_t size)
 	return 0;
 }
 
+/* The kernel's cumulative counts: this interval's share, and the run's. */
+static int take_total(void *ctx, const struct ringside_reclaim_total *t)
+{
+	struct reclaim_cli *r = ctx;
+	struct cg_row *row = row_of(r, t->cgroup_id);
+	struct cg_counts now = { t->calls, t->failed, t->reclaimed_anon, t->reclaimed_file,
+				 t->scanned_anon, t->scanned_file, t->time_ns };
+
+	if (!row)
+		return 0;
+	row->interval = (struct cg_counts){
+		now.n - row->run.n, now.failures - row->run.failures,
+		now.reclaimed_anon - row->run.reclaimed_anon,
+		now.reclaimed_file - row->run.reclaimed_file,
+		now.scanned_anon - row->run.scanned_anon, now.scanned_file - row->run.scanned_file,
+		now.ns - row->run.ns,
+	};
+	row->run = now;
+	return 0;
+}
+
 static void summarize(void *ctx, double elapsed, bool final)
 {
 	struct reclaim_cli *r = ctx;
 	double secs = final ? elapsed : elapsed - r->last_tick;
+
+	ringside_reclaim_totals(r->s, take_total, r);
 
 	if (!r->o.json)
 		printf("\nreclaim %s %.1f s: %u cgroups\n",
@@ -173,19 +185,24 @@ static void summarize(void *ctx, double elapsed, bool final)
 			ringside_json_string(stdout, r->rows[i].path);
 			printf(",\"invocations\":%llu,\"failures\":%llu,\"reclaimed_anon\":%llu,"
 			       "\"reclaimed_file\":%llu,\"scanned_anon\":%llu,\"scanned_file\":%llu,"
-			       "\"time_ns\":%llu}\n",
+			       "\"time_ns\":%llu,\"records\":%llu}\n",
 			       (unsigned long long)c->n, (unsigned long long)c->failures,
 			       (unsigned long long)c->reclaimed_anon, (unsigned long long)c->reclaimed_file,
 			       (unsigned long long)c->scanned_anon, (unsigned long long)c->scanned_file,
-			       (unsigned long long)c->ns);
+			       (unsigned long long)c->ns, (unsigned long long)r->rows[i].records);
 			continue;
 		}
 		printf("  %-40s %5llu calls %4llu failed  reclaimed %8.1f MiB anon %8.1f MiB file  "
-		       "scanned %llu/%llu pages  %.1f ms\n",
+		       "scanned %llu/%llu pages  %.1f ms",
 		       r->rows[i].path, (unsigned long long)c->n, (unsigned long long)c->failures,
 		       c->reclaimed_anon * PAGE / 1048576.0, c->reclaimed_file * PAGE / 1048576.0,
 		       (unsigned long long)c->scanned_anon, (unsigned long long)c->scanned_file,
 		       c->ns / 1e6);
+		/* The counts are the kernel's; the lines above came from the records. */
+		if (final && r->rows[i].records < c->n)
+			printf("  (%llu of the %llu records lost)",
+			       (unsigned long long)(c->n - r->rows[i].records), (unsigned long long)c->n);
+		putchar('\n');
 	}
 	for (unsigned int i = 0; i < r->nr_rows; i++)
 		r->rows[i].interval = (struct cg_counts){ 0 };
