@@ -24,7 +24,7 @@ PKG_CONFIG?= pkg-config
 # Debian packages the build, the tests and the demo need (make deps).
 DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
 DEB_TEST  := libssl-dev libgnutls28-dev libgcrypt20-dev openssl btrfs-progs bpftrace \
-             util-linux procps kmod python3 libclang-rt-14-dev gnutls-bin
+             util-linux procps kmod python3 libclang-rt-14-dev gnutls-bin nettle-dev
 DEB_PKGS  := $(DEB_BUILD) $(DEB_TEST)
 
 ifeq ($(SAN),1)
@@ -115,7 +115,7 @@ $(OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/frozen_child.h 
 	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB_A) $(LDLIBS) -lm -ldl
 
 # Workload programs; the ones named *_crypto link the real crypto libraries.
-PROG_LIBS_gcm_workload := -lcrypto -lssl $(shell $(PKG_CONFIG) --libs gnutls libgcrypt 2>/dev/null)
+PROG_LIBS_gcm_workload := -lcrypto -lssl $(shell $(PKG_CONFIG) --libs gnutls libgcrypt nettle 2>/dev/null)
 PROG_FLAGS_nopie_target := -no-pie -fno-pie
 # its inline asm calls a function: no red zone for the call to clobber
 PROG_FLAGS_uretprobe_check := -mno-red-zone

@@ -47,6 +47,7 @@ enum rs_gcm_lib {
 	RS_GCM_LIB_OPENSSL = 1,	/* libcrypto 3.x, CRYPTO_gcm128_* layer */
 	RS_GCM_LIB_GNUTLS = 2,	/* gnutls_aead_cipher_* and gnutls_cipher_* */
 	RS_GCM_LIB_GCRYPT = 3,	/* gcry_cipher_* on a GCM handle */
+	RS_GCM_LIB_NETTLE = 4,	/* nettle_gcm_aes{,128,192,256}_* */
 	RS_GCM_LIB_MAX
 };
 

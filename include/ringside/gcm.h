@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The AES-GCM collector: one RS_EV_GCM_OP record (struct rs_gcm_event) per
- * message sealed or opened by OpenSSL 3 libcrypto, GnuTLS or libgcrypt, and
+ * message sealed or opened by OpenSSL 3 libcrypto, GnuTLS, libgcrypt or nettle, and
  * an aggregator for per-process summaries and histograms.
  */
 #ifndef RINGSIDE_GCM_H

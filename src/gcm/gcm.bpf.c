@@ -688,6 +688,111 @@ int BPF_KPROBE(gcm_gnutls_tag, void *hd)
 	return 0;
 }
 
+/* ---- nettle --------------------------------------------------------------- */
+
+/*
+ * nettle_gcm_aes{128,192,256}_* on a struct gcm_aesN_ctx: set_key makes the
+ * handle (the key size is in the function's name, so each has its program),
+ * set_iv starts a message, update adds AAD, encrypt/decrypt add payload and
+ * say the direction, digest ends it: the caller of an open compares the tag
+ * itself, so opens are "unchecked". A context keyed inside a probed GnuTLS
+ * call belongs to GnuTLS (its nettle backend, on CPUs without AES-NI), whose
+ * own probes count that work: such contexts are registered and skipped.
+ */
+#define GCM_H_INNER GCM_H_NOT_GCM
+
+static __always_inline int nettle_set_key(void *ctx, __u64 gctx, __u16 bits)
+{
+	struct gcm_call *c;
+
+	if (!rs_filter_pass())
+		return 0;
+	c = call_slot(false);
+	if (c && c->kind && c->lib == RS_GCM_LIB_GNUTLS)
+		handle_new(ctx, gctx, bits, GCM_H_INNER);
+	else
+		handle_new(ctx, gctx, bits, 0);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_nettle_set_key128, void *gctx)
+{
+	return nettle_set_key(ctx, (__u64)gctx, 128);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_nettle_set_key192, void *gctx)
+{
+	return nettle_set_key(ctx, (__u64)gctx, 192);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_nettle_set_key256, void *gctx)
+{
+	return nettle_set_key(ctx, (__u64)gctx, 256);
+}
+
+/* The older nettle_gcm_aes_set_key(ctx, length, key): bytes of key. */
+SEC("uprobe")
+int BPF_KPROBE(gcm_nettle_set_key_len, void *gctx, __u64 len)
+{
+	return nettle_set_key(ctx, (__u64)gctx, len == 16 ? 128 : len == 24 ? 192 : len == 32 ? 256 : 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_nettle_set_iv, void *gctx)
+{
+	struct gcm_msg *m = traced_msg(ctx, (__u64)gctx);
+
+	if (m)
+		msg_begin(ctx, m);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_nettle_update, void *gctx, __u64 len)
+{
+	struct gcm_msg *m = msg_of(ctx, (__u64)gctx);
+
+	if (m && m->active)
+		m->aad += len;
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_nettle_encrypt, void *gctx, __u64 len)
+{
+	stream_data(ctx, (__u64)gctx, len, RS_GCM_SEAL);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_nettle_decrypt, void *gctx, __u64 len)
+{
+	stream_data(ctx, (__u64)gctx, len, RS_GCM_OPEN);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_nettle_digest, void *gctx)
+{
+	struct gcm_msg *m = traced_msg(ctx, (__u64)gctx);
+	struct gcm_call c = {};
+
+	if (!m || !m->active)
+		return 0;
+	m->active = 0;
+	c.m = *m;
+	if (c.m.dir == RS_GCM_DIR_UNKNOWN)
+		c.m.dir = RS_GCM_SEAL;	/* AAD only: a GMAC-style seal */
+	c.handle = (__u64)gctx;
+	c.lib_id = (__u32)bpf_get_attach_cookie(ctx);
+	c.lib = RS_GCM_LIB_NETTLE;
+	emit(ctx, &c, c.m.dir == RS_GCM_OPEN ? RS_GCM_UNCHECKED : RS_GCM_OK, 0);
+	return 0;
+}
+
 /* ---- libgcrypt ------------------------------------------------------------ */
 
 #define GCRY_CIPHER_MODE_GCM 9

@@ -359,6 +359,7 @@ const char *ringside_gcm_lib_name(unsigned int family)
 		[RS_GCM_LIB_OPENSSL] = "openssl",
 		[RS_GCM_LIB_GNUTLS] = "gnutls",
 		[RS_GCM_LIB_GCRYPT] = "libgcrypt",
+		[RS_GCM_LIB_NETTLE] = "nettle",
 	};
 	return family < RS_GCM_LIB_MAX ? names[family] : "?";
 }

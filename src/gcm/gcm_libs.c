@@ -60,12 +60,35 @@ static const struct gcm_probe_spec gcrypt_specs[] = {
 	E("gcry_cipher_checktag", "gcm_gcry_checktag", "gcm_gcry_tag_ret", true),
 };
 
+/* nettle: the AES-GCM context API; aes192 and the older keyed-by-length API are optional. */
+#define NETTLE_SIZE(n, req)                                                              \
+	E("nettle_gcm_aes" #n "_set_key", "gcm_nettle_set_key" #n, NULL, req),          \
+	E("nettle_gcm_aes" #n "_set_iv", "gcm_nettle_set_iv", NULL, req),               \
+	E("nettle_gcm_aes" #n "_update", "gcm_nettle_update", NULL, req),               \
+	E("nettle_gcm_aes" #n "_encrypt", "gcm_nettle_encrypt", NULL, req),             \
+	E("nettle_gcm_aes" #n "_decrypt", "gcm_nettle_decrypt", NULL, req),             \
+	E("nettle_gcm_aes" #n "_digest", "gcm_nettle_digest", NULL, req)
+
+static const struct gcm_probe_spec nettle_specs[] = {
+	NETTLE_SIZE(128, true),
+	NETTLE_SIZE(256, true),
+	NETTLE_SIZE(192, false),
+	E("nettle_gcm_aes_set_key", "gcm_nettle_set_key_len", NULL, false),
+	E("nettle_gcm_aes_set_iv", "gcm_nettle_set_iv", NULL, false),
+	E("nettle_gcm_aes_update", "gcm_nettle_update", NULL, false),
+	E("nettle_gcm_aes_encrypt", "gcm_nettle_encrypt", NULL, false),
+	E("nettle_gcm_aes_decrypt", "gcm_nettle_decrypt", NULL, false),
+	E("nettle_gcm_aes_digest", "gcm_nettle_digest", NULL, false),
+};
+
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct gcm_family families[] = {
-	{ RS_GCM_LIB_OPENSSL, "libcrypto.so", openssl_specs, N(openssl_specs) },
-	{ RS_GCM_LIB_GNUTLS, "libgnutls.so", gnutls_specs, N(gnutls_specs) },
-	{ RS_GCM_LIB_GCRYPT, "libgcrypt.so", gcrypt_specs, N(gcrypt_specs) },
+	{ RS_GCM_LIB_OPENSSL, "libcrypto.so", "OpenSSL ", openssl_specs, N(openssl_specs) },
+	{ RS_GCM_LIB_GNUTLS, "libgnutls.so", "Enabled GnuTLS ", gnutls_specs, N(gnutls_specs) },
+	{ RS_GCM_LIB_GCRYPT, "libgcrypt.so", "This is Libgcrypt ", gcrypt_specs, N(gcrypt_specs) },
+	/* nettle states no version in its data; its soname (libnettle.so.8) names the ABI. */
+	{ RS_GCM_LIB_NETTLE, "libnettle.so", NULL, nettle_specs, N(nettle_specs) },
 };
 
 const struct gcm_family *gcm_family_of(enum rs_gcm_lib lib)
@@ -89,19 +112,14 @@ static int set_err(struct gcm_libset *set, int err, const char *fmt, ...)
 }
 
 /* The version a library states about itself, found in its read-only data. */
-static void sniff_version(int fd, enum rs_gcm_lib lib, char *out, size_t len)
+static void sniff_version(int fd, const struct gcm_family *f, char *out, size_t len)
 {
-	static const char *const marks[] = {
-		[RS_GCM_LIB_OPENSSL] = "OpenSSL ",
-		[RS_GCM_LIB_GNUTLS] = "Enabled GnuTLS ",
-		[RS_GCM_LIB_GCRYPT] = "This is Libgcrypt ",
-	};
-	const char *mark = marks[lib];
+	const char *mark = f->version_mark;
 	struct stat st;
 	const char *img, *p, *end;
 
 	out[0] = '\0';
-	if (fstat(fd, &st) || st.st_size <= 0)
+	if (!mark || fstat(fd, &st) || st.st_size <= 0)
 		return;
 	img = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (img == MAP_FAILED)
@@ -254,7 +272,8 @@ int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib wan
 		close(fd);
 		return set_err(set, -RINGSIDE_ERR_NOSYM,
 			       "%s: no AES-GCM entry points: needs CRYPTO_gcm128_init (OpenSSL), "
-			       "gnutls_aead_cipher_init (GnuTLS) or gcry_cipher_open (libgcrypt)",
+			       "gnutls_aead_cipher_init (GnuTLS), gcry_cipher_open (libgcrypt) or "
+			       "nettle_gcm_aes128_set_key (nettle)",
 			       shown);
 	}
 	nl = realloc(set->libs, (set->nr_libs + 1) * sizeof(*nl));
@@ -272,7 +291,7 @@ int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib wan
 	snprintf(lib->path, sizeof(lib->path), "%s", path);
 	err = resolve_family(set, path, fd, st, f, lib, set->nr_libs);
 	if (!err)
-		sniff_version(fd, f->lib, lib->version, sizeof(lib->version));
+		sniff_version(fd, f, lib->version, sizeof(lib->version));
 	rs_symtab_free(st);
 	close(fd);
 	if (err)
@@ -405,7 +424,8 @@ int gcm_libset_add_system(struct gcm_libset *set)
 		"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64", "/lib64",
 		"/usr/local/lib", "/usr/lib",
 	};
-	static const char *const names[] = { "libcrypto.so.3", "libgnutls.so.30", "libgcrypt.so.20" };
+	static const char *const names[] = { "libcrypto.so.3", "libgnutls.so.30", "libgcrypt.so.20",
+					     "libnettle.so.8" };
 
 	add_from_ldcache(set);
 	for (size_t d = 0; d < N(dirs); d++) {
@@ -418,7 +438,7 @@ int gcm_libset_add_system(struct gcm_libset *set)
 		}
 	}
 	if (!set->nr_libs)
-		return set_err(set, -ENOENT, "no libcrypto.so.3, libgnutls.so.30 or libgcrypt.so.20 "
+		return set_err(set, -ENOENT, "no libcrypto.so.3, libgnutls.so.30, libgcrypt.so.20 or libnettle.so.8 "
 					     "found: name one with --lib PATH");
 	set->err[0] = '\0';
 	return 0;

@@ -18,6 +18,7 @@ struct gcm_probe_spec {
 struct gcm_family {
 	enum rs_gcm_lib lib;
 	const char *soname_prefix;	/* "libcrypto.so" */
+	const char *version_mark;	/* text before the version in its rodata; NULL: none */
 	const struct gcm_probe_spec *specs;
 	unsigned int nr_specs;
 };

@@ -52,8 +52,8 @@ run_traced() {
 	echo $? >"$tmp/$name.rc"
 }
 
-# 1. -p PID: EVP streaming + EVP_Cipher, GnuTLS (AEAD and cipher API), libgcrypt.
-run_traced pid --only openssl,gnutls,gcrypt -- -p @PID@
+# 1. -p PID: EVP streaming + EVP_Cipher, GnuTLS (AEAD and cipher API), libgcrypt, nettle.
+run_traced pid --only openssl,gnutls,gcrypt,nettle -- -p @PID@
 pid=$(awk '/^ready/{print $2}' "$tmp/pid.expect")
 [ "$(cat "$tmp/pid.rc")" = 0 ] && pass gcm_pid_mode_exit || fail gcm_pid_mode_exit "rc $(cat "$tmp/pid.rc"): $(tail -2 "$tmp/pid.err")"
 grep -q "target PID $pid exited" "$tmp/pid.err" && pass gcm_pid_exit_noticed ||

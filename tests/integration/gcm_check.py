@@ -61,7 +61,7 @@ for key in sorted(set(want) | set(got)):
     check("gcm_%s_%s_%d" % key, not diff, "want vs got %s" % diff)
 # The application calls GnuTLS and libgcrypt directly: their callers are
 # symbols of the workload binary, resolved while it is alive.
-for lib in ("gnutls", "libgcrypt"):
+for lib in ("gnutls", "libgcrypt", "nettle"):
     if lib in callers:
         check("gcm_caller_symbolized_" + lib, all(not c.startswith("0x") for c in callers[lib]),
               "unresolved callers %s" % sorted(callers[lib]))

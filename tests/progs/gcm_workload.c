@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * A known AES-GCM schedule through the real libcrypto, libgnutls and
- * libgcrypt, for ringside's tests and demo. It prints what it did as lines
+ * libgcrypt and nettle, for ringside's tests and demo. It prints what it did as lines
  *   expect LIB DIR BITS ops=N aad=A payload=P tagfail=F unchecked=U
  * (one per library × direction × key size) so a test can compare ringside's
  * view with the ground truth. LIB "tls" counts TLS 1.3 records (libssl over
@@ -15,7 +15,7 @@
  *   --wait: print "ready PID" and wait for SIGUSR1 before starting.
  *   --hold: after the schedule, stay alive until SIGUSR1 (so callers resolve).
  *   --exec-after: exec /bin/sleep 5 instead of running the schedule.
- *   --only: comma-separated subset of openssl,tls,gnutls,gcrypt.
+ *   --only: comma-separated subset of openssl,tls,gnutls,gcrypt,nettle.
  *   --preopened N: open a GnuTLS and a libgcrypt AES-128-GCM handle first,
  *     print "ready PID", and after SIGUSR1 seal N messages through each (a
  *     trace started in between never sees the handles made): prints
@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include <gcrypt.h>
+#include <nettle/gcm.h>
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <openssl/err.h>
@@ -48,8 +49,8 @@ static const size_t sizes[] = { 16, 64, 1420, 16384 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
 /* L_TLS: libssl records, sealed by libcrypto; payload sizes are the record layer's. */
-enum { L_OPENSSL, L_GNUTLS, L_GCRYPT, L_TLS, NLIBS };
-static const char *const lib_names[NLIBS] = { "openssl", "gnutls", "libgcrypt", "tls" };
+enum { L_OPENSSL, L_GNUTLS, L_GCRYPT, L_TLS, L_NETTLE, NLIBS };
+static const char *const lib_names[NLIBS] = { "openssl", "gnutls", "libgcrypt", "tls", "nettle" };
 
 struct tally {
 	unsigned long ops, aad, payload, tagfail;
@@ -411,6 +412,40 @@ static void run_gcrypt(struct schedule *s)
 	}
 }
 
+/* ---- nettle: the context API; an open's caller compares the tag (unchecked) - */
+
+static void run_nettle(struct schedule *s)
+{
+	struct gcm_aes128_ctx c128;
+	struct gcm_aes256_ctx c256;
+	uint8_t tag[TAG_LEN], check[TAG_LEN];
+
+	nettle_gcm_aes128_set_key(&c128, key);
+	nettle_gcm_aes256_set_key(&c256, key);
+	for (int r = 0; r < s->rounds; r++) {
+		for (size_t i = 0; i < NSIZES; i++) {
+			nettle_gcm_aes128_set_iv(&c128, sizeof(iv), iv);
+			nettle_gcm_aes128_update(&c128, AAD_LEN, aad);
+			nettle_gcm_aes128_encrypt(&c128, sizes[i], ct, msg);
+			nettle_gcm_aes128_digest(&c128, TAG_LEN, tag);
+			count(s, L_NETTLE, 0, 128, AAD_LEN, sizes[i], false);
+			nettle_gcm_aes128_set_iv(&c128, sizeof(iv), iv);
+			nettle_gcm_aes128_update(&c128, AAD_LEN, aad);
+			nettle_gcm_aes128_decrypt(&c128, sizes[i], pt, ct);
+			nettle_gcm_aes128_digest(&c128, TAG_LEN, check);
+			if (memcmp(tag, check, TAG_LEN))
+				die("nettle tag mismatch");
+			count_unchecked_open(s, L_NETTLE, 128, AAD_LEN, sizes[i]);
+			/* 256-bit: seals only. */
+			nettle_gcm_aes256_set_iv(&c256, sizeof(iv), iv);
+			nettle_gcm_aes256_update(&c256, AAD_LEN, aad);
+			nettle_gcm_aes256_encrypt(&c256, sizes[i], ct, msg);
+			nettle_gcm_aes256_digest(&c256, TAG_LEN, tag);
+			count(s, L_NETTLE, 0, 256, AAD_LEN, sizes[i], false);
+		}
+	}
+}
+
 static void print_expect(const struct schedule *s)
 {
 	static const int bits[] = { 128, 192, 256 };
@@ -598,6 +633,8 @@ int main(int argc, char **argv)
 		run_gnutls(&s);
 	if (selected(only, "gcrypt"))
 		run_gcrypt(&s);
+	if (selected(only, "nettle"))
+		run_nettle(&s);
 	print_expect(&s);
 	fflush(stdout);
 	if (hold) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* ringside gcm: AES-GCM messages in OpenSSL, GnuTLS and libgcrypt. */
+/* ringside gcm: AES-GCM messages in OpenSSL, GnuTLS, libgcrypt and nettle. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +12,9 @@
 static const char gcm_usage[] =
 	"Usage: ringside gcm [OPTIONS]\n"
 	"Trace AES-GCM seal/open operations in OpenSSL 3 libcrypto (EVP, providers,\n"
-	"libssl records), GnuTLS (gnutls_aead_cipher_*, gnutls_cipher_*) and libgcrypt\n"
-	"(gcry_cipher_* on GCM handles), through uprobes and return probes.\n"
+	"libssl records), GnuTLS (gnutls_aead_cipher_*, gnutls_cipher_*), libgcrypt\n"
+	"(gcry_cipher_* on GCM handles) and nettle (nettle_gcm_aes*), through uprobes\n"
+	"and return probes.\n"
 	"Without -p or --lib, the system's libraries are traced for every process.\n"
 	"\n"
 	"  -l, --lib PATH         probe this library (repeatable)\n"

@@ -10,7 +10,7 @@ static const char main_usage[] =
 	"\n"
 	"Commands:\n"
 	"  features   probe what the running kernel supports\n"
-	"  gcm        trace AES-GCM in OpenSSL, GnuTLS and libgcrypt (uprobes)\n"
+	"  gcm        trace AES-GCM in OpenSSL, GnuTLS, libgcrypt and nettle (uprobes)\n"
 	"  btrfs      trace btrfs block-group reclaim and relocation; show thresholds\n"
 	"  reclaim    trace memory reclaim (memcg and global); profile swappiness\n"
 	"  maps       dump a process's mappings (PROCMAP_QUERY) with build IDs\n"
