@@ -459,49 +459,47 @@ int BPF_KPROBE(gcm_gnutls_deinit, void *hd)
  * gnutls_aead_cipher_* calls, on handles it made with an internal init that
  * no probe sees. Such a handle is recognised at its first use: the handle
  * (api_aead_cipher_hd_st) starts with a cipher_hd_st { void *handle; const
- * cipher_entry_st *e; ... } and the entry with { const char *name; int id; }.
- * The algorithm read there is trusted only when the entry's name agrees
- * with its id ("AES-128-GCM" and 10...), so a library whose layout differs
- * gets its calls counted as unattributed, never misread.
+ * cipher_entry_st *e; ... }, and the entry after its name pointer holds
+ * { id, blocksize, keysize, type, implicit_iv, explicit_iv, cipher_iv,
+ * tagsize }. Those are read (GnuTLS itself reads the entry on every call,
+ * so it is resident; the name string may not be, and a uprobe cannot fault
+ * it in) and trusted only when all of them are AES-GCM's, so a library
+ * whose layout differs gets its calls counted as unattributed, never misread.
  */
-static __always_inline bool name_is(const char *got, const char *want, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (got[i] != want[i])
-			return false;
-	return true;
-}
+struct gnutls_cipher_entry {
+	int id;
+	__u16 blocksize, keysize;
+	int type;			/* CIPHER_AEAD == 2 */
+	__u16 implicit_iv, explicit_iv, cipher_iv, tagsize;
+};
+
+#define GNUTLS_CIPHER_AEAD 2
 
 static __always_inline struct gcm_msg *gnutls_aead_msg(void *ctx, __u64 hd)
 {
 	struct gcm_msg *m = msg_of(ctx, hd);
-	__u64 entry = 0, name_ptr = 0;
-	char name[12] = {};
-	int id = 0;
+	struct gnutls_cipher_entry e = {};
+	__u64 entry = 0;
 	__u16 bits;
-	bool named;
 
 	if (m)
 		return m->flags & GCM_H_NOT_GCM ? NULL : m;
 	if (!rs_filter_pass())
 		return NULL;
 	if (bpf_probe_read_user(&entry, sizeof(entry), (void *)(hd + 8)) || !entry ||
-	    bpf_probe_read_user(&name_ptr, sizeof(name_ptr), (void *)entry) || !name_ptr ||
-	    bpf_probe_read_user(&id, sizeof(id), (void *)(entry + 8)) ||
-	    bpf_probe_read_user_str(name, sizeof(name), (void *)name_ptr) <= 0) {
+	    bpf_probe_read_user(&e, sizeof(e), (void *)(entry + 8))) {
 		count_unattributed(ctx, RS_GCM_UNATTR_UNKNOWN_HANDLE);
 		return NULL;
 	}
-	bits = gnutls_gcm_bits(id);
-	named = bits == 128 ? name_is(name, "AES-128-GCM", 12) :
-		bits == 256 ? name_is(name, "AES-256-GCM", 12) :
-		bits == 192 ? name_is(name, "AES-192-GCM", 12) : false;
-	if (named) {
+	bits = gnutls_gcm_bits(e.id);
+	if (bits && e.keysize * 8 == bits && e.blocksize == 16 && e.type == GNUTLS_CIPHER_AEAD &&
+	    e.implicit_iv == 4 && e.explicit_iv == 8 && e.cipher_iv == 12 && e.tagsize == 16) {
 		handle_new(ctx, hd, bits, 0);
 		return msg_of(ctx, hd);
 	}
-	/* Another AEAD (ChaCha20-Poly1305, CCM) named as such: known, not traced. */
-	if (!bits && name[0] >= 'A' && name[0] <= 'Z' && name[3] == '-') {
+	/* Another AEAD (ChaCha20-Poly1305, CCM) described as such: known, not traced. */
+	if (!bits && e.type == GNUTLS_CIPHER_AEAD && e.tagsize >= 8 && e.tagsize <= 16 &&
+	    (e.keysize == 16 || e.keysize == 24 || e.keysize == 32)) {
 		handle_new(ctx, hd, 0, GCM_H_NOT_GCM);
 		return NULL;
 	}
