@@ -144,7 +144,7 @@ $(FUZZ_OUT)/cli/cli.o: tools/ringside/cli.c
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
 
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 	$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_OBJS) $(LDLIBS) -lm
 
 fuzz-build: $(FUZZ_BINS)

@@ -666,11 +666,14 @@ int BPF_KPROBE(gcm_gnutls_decrypt, void *hd, void *in, __u64 len)
 	return 0;
 }
 
-/* The application compares an opened message's tag itself: UNCHECKED. */
-SEC("uprobe")
-int BPF_KPROBE(gcm_gnutls_tag, void *hd)
+/*
+ * A call that ends a streamed message by handing its tag to the caller
+ * (gnutls_cipher_tag, nettle's digest): a seal, or an open whose tag the
+ * application compares itself (UNCHECKED). AAD alone makes a GMAC-style seal.
+ */
+static __always_inline int tag_to_caller(void *ctx, __u64 hd, __u8 lib)
 {
-	struct gcm_msg *m = traced_msg(ctx, (__u64)hd);
+	struct gcm_msg *m = traced_msg(ctx, hd);
 	struct gcm_call c = {};
 
 	if (!m || !m->active)
@@ -679,11 +682,17 @@ int BPF_KPROBE(gcm_gnutls_tag, void *hd)
 	c.m = *m;
 	if (c.m.dir == RS_GCM_DIR_UNKNOWN)
 		c.m.dir = RS_GCM_SEAL;
-	c.handle = (__u64)hd;
+	c.handle = hd;
 	c.lib_id = (__u32)bpf_get_attach_cookie(ctx);
-	c.lib = RS_GCM_LIB_GNUTLS;
+	c.lib = lib;
 	emit(ctx, &c, c.m.dir == RS_GCM_OPEN ? RS_GCM_UNCHECKED : RS_GCM_OK, 0);
 	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_tag, void *hd)
+{
+	return tag_to_caller(ctx, (__u64)hd, RS_GCM_LIB_GNUTLS);
 }
 
 /* ---- nettle --------------------------------------------------------------- */
@@ -775,20 +784,7 @@ int BPF_KPROBE(gcm_nettle_decrypt, void *gctx, __u64 len)
 SEC("uprobe")
 int BPF_KPROBE(gcm_nettle_digest, void *gctx)
 {
-	struct gcm_msg *m = traced_msg(ctx, (__u64)gctx);
-	struct gcm_call c = {};
-
-	if (!m || !m->active)
-		return 0;
-	m->active = 0;
-	c.m = *m;
-	if (c.m.dir == RS_GCM_DIR_UNKNOWN)
-		c.m.dir = RS_GCM_SEAL;	/* AAD only: a GMAC-style seal */
-	c.handle = (__u64)gctx;
-	c.lib_id = (__u32)bpf_get_attach_cookie(ctx);
-	c.lib = RS_GCM_LIB_NETTLE;
-	emit(ctx, &c, c.m.dir == RS_GCM_OPEN ? RS_GCM_UNCHECKED : RS_GCM_OK, 0);
-	return 0;
+	return tag_to_caller(ctx, (__u64)gctx, RS_GCM_LIB_NETTLE);
 }
 
 /* ---- libgcrypt ------------------------------------------------------------ */

@@ -4,6 +4,8 @@
  * real cgroup mounts (realpath, statfs, mountinfo, the v1 controller list).
  */
 #include <stdint.h>
+
+#include "fuzz.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,13 +13,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *path = malloc(size + 1);
+	char *path = fuzz_cstr(data, size);
 	struct rs_cgroup_ref ref;
 
 	if (!path)
 		return 0;
-	memcpy(path, data, size);
-	path[size] = '\0';
 	rs_cgroup_resolve(path, &ref);
 	free(path);
 	return 0;

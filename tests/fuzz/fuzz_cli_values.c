@@ -5,6 +5,8 @@
  * and the quoting of long arguments in error lines.
  */
 #include <stdint.h>
+
+#include "fuzz.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,15 +15,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *arg = malloc(size + 1);
+	char *arg = fuzz_cstr(data, size);
 	unsigned long long v;
 	double secs;
 	struct cli_opts o = { 0 };
 
 	if (!arg)
 		return 0;
-	memcpy(arg, data, size);
-	arg[size] = '\0';
 	cli_parse_size(arg, &v);
 	cli_parse_uint(arg, 0, 200, &v);
 	cli_parse_uint(arg, 1, ~0ULL, &v);
