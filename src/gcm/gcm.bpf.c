@@ -620,9 +620,14 @@ int BPF_KRETPROBE(gcm_gnutls_oneshot_ret, long rc)
 	return 0;
 }
 
-/* The gnutls_cipher_* streaming API on an AEAD algorithm. */
+/*
+ * Streaming APIs (gnutls_cipher_*, gcry_cipher_*, nettle_gcm_aes*): setting
+ * the IV starts a message on the handle in the first argument, whichever
+ * library; gnutls_cipher_add_auth and gcry_cipher_authenticate take
+ * (handle, aad, length). One program each serves every library that fits.
+ */
 SEC("uprobe")
-int BPF_KPROBE(gcm_gnutls_set_iv, void *hd)
+int BPF_KPROBE(gcm_stream_set_iv, void *hd)
 {
 	struct gcm_msg *m = traced_msg(ctx, (__u64)hd);
 
@@ -631,13 +636,18 @@ int BPF_KPROBE(gcm_gnutls_set_iv, void *hd)
 	return 0;
 }
 
-SEC("uprobe")
-int BPF_KPROBE(gcm_gnutls_add_auth, void *hd, void *aad, __u64 len)
+static __always_inline void stream_aad(void *ctx, __u64 hd, __u64 len)
 {
-	struct gcm_msg *m = msg_of(ctx, (__u64)hd);
+	struct gcm_msg *m = msg_of(ctx, hd);
 
 	if (m && m->active)
 		m->aad += len;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_stream_aad, void *hd, void *aad, __u64 len)
+{
+	stream_aad(ctx, (__u64)hd, len);
 	return 0;
 }
 
@@ -747,23 +757,11 @@ int BPF_KPROBE(gcm_nettle_set_key_len, void *gctx, __u64 len)
 	return nettle_set_key(ctx, (__u64)gctx, len == 16 ? 128 : len == 24 ? 192 : len == 32 ? 256 : 0);
 }
 
-SEC("uprobe")
-int BPF_KPROBE(gcm_nettle_set_iv, void *gctx)
-{
-	struct gcm_msg *m = traced_msg(ctx, (__u64)gctx);
-
-	if (m)
-		msg_begin(ctx, m);
-	return 0;
-}
-
+/* update(ctx, length, data): the AAD length comes second here. */
 SEC("uprobe")
 int BPF_KPROBE(gcm_nettle_update, void *gctx, __u64 len)
 {
-	struct gcm_msg *m = msg_of(ctx, (__u64)gctx);
-
-	if (m && m->active)
-		m->aad += len;
+	stream_aad(ctx, (__u64)gctx, len);
 	return 0;
 }
 
@@ -814,25 +812,6 @@ int BPF_KPROBE(gcm_gcry_close, void *hd)
 	return 0;
 }
 
-SEC("uprobe")
-int BPF_KPROBE(gcm_gcry_setiv, void *hd)
-{
-	struct gcm_msg *m = traced_msg(ctx, (__u64)hd);
-
-	if (m)
-		msg_begin(ctx, m);
-	return 0;
-}
-
-SEC("uprobe")
-int BPF_KPROBE(gcm_gcry_authenticate, void *hd, void *aad, __u64 len)
-{
-	struct gcm_msg *m = msg_of(ctx, (__u64)hd);
-
-	if (m && m->active)
-		m->aad += len;
-	return 0;
-}
 
 /*
  * (hd, out, outsize, in, inlen): in == NULL means in place over outsize

@@ -39,8 +39,8 @@ static const struct gcm_probe_spec gnutls_specs[] = {
 	E("gnutls_aead_cipher_encryptv2", "gcm_gnutls_aead_encryptv2", "gcm_gnutls_oneshot_ret", false),
 	E("gnutls_aead_cipher_decryptv2", "gcm_gnutls_aead_decryptv2", "gcm_gnutls_oneshot_ret", false),
 	E("gnutls_cipher_init", "gcm_gnutls_cipher_init", "gcm_handle_init_ret", false),
-	E("gnutls_cipher_set_iv", "gcm_gnutls_set_iv", NULL, false),
-	E("gnutls_cipher_add_auth", "gcm_gnutls_add_auth", NULL, false),
+	E("gnutls_cipher_set_iv", "gcm_stream_set_iv", NULL, false),
+	E("gnutls_cipher_add_auth", "gcm_stream_aad", NULL, false),
 	E("gnutls_cipher_encrypt", "gcm_gnutls_encrypt", NULL, false),
 	E("gnutls_cipher_encrypt2", "gcm_gnutls_encrypt", NULL, false),
 	E("gnutls_cipher_decrypt", "gcm_gnutls_decrypt", NULL, false),
@@ -52,8 +52,8 @@ static const struct gcm_probe_spec gnutls_specs[] = {
 static const struct gcm_probe_spec gcrypt_specs[] = {
 	E("gcry_cipher_open", "gcm_gcry_open", "gcm_handle_init_ret", true),
 	E("gcry_cipher_close", "gcm_gcry_close", NULL, true),
-	E("gcry_cipher_setiv", "gcm_gcry_setiv", NULL, true),
-	E("gcry_cipher_authenticate", "gcm_gcry_authenticate", NULL, true),
+	E("gcry_cipher_setiv", "gcm_stream_set_iv", NULL, true),
+	E("gcry_cipher_authenticate", "gcm_stream_aad", NULL, true),
 	E("gcry_cipher_encrypt", "gcm_gcry_encrypt", NULL, true),
 	E("gcry_cipher_decrypt", "gcm_gcry_decrypt", NULL, true),
 	E("gcry_cipher_gettag", "gcm_gcry_gettag", "gcm_gcry_tag_ret", true),
@@ -63,7 +63,7 @@ static const struct gcm_probe_spec gcrypt_specs[] = {
 /* nettle: the AES-GCM context API; aes192 and the older keyed-by-length API are optional. */
 #define NETTLE_SIZE(n, req)                                                              \
 	E("nettle_gcm_aes" #n "_set_key", "gcm_nettle_set_key" #n, NULL, req),          \
-	E("nettle_gcm_aes" #n "_set_iv", "gcm_nettle_set_iv", NULL, req),               \
+	E("nettle_gcm_aes" #n "_set_iv", "gcm_stream_set_iv", NULL, req),               \
 	E("nettle_gcm_aes" #n "_update", "gcm_nettle_update", NULL, req),               \
 	E("nettle_gcm_aes" #n "_encrypt", "gcm_nettle_encrypt", NULL, req),             \
 	E("nettle_gcm_aes" #n "_decrypt", "gcm_nettle_decrypt", NULL, req),             \
@@ -74,7 +74,7 @@ static const struct gcm_probe_spec nettle_specs[] = {
 	NETTLE_SIZE(256, true),
 	NETTLE_SIZE(192, false),
 	E("nettle_gcm_aes_set_key", "gcm_nettle_set_key_len", NULL, false),
-	E("nettle_gcm_aes_set_iv", "gcm_nettle_set_iv", NULL, false),
+	E("nettle_gcm_aes_set_iv", "gcm_stream_set_iv", NULL, false),
 	E("nettle_gcm_aes_update", "gcm_nettle_update", NULL, false),
 	E("nettle_gcm_aes_encrypt", "gcm_nettle_encrypt", NULL, false),
 	E("nettle_gcm_aes_decrypt", "gcm_nettle_decrypt", NULL, false),
