@@ -67,6 +67,7 @@ enum rs_gcm_result {
 /* Flags in rs_gcm_event.flags. */
 #define RS_GCM_F_KEY_UNKNOWN	0x01	/* key was set up before tracing began */
 #define RS_GCM_F_STACK		0x02	/* stack[] holds nr_stack user frames */
+#define RS_GCM_F_BACKEND	0x04	/* seen at GnuTLS's cipher backend (its TLS record layer) */
 
 #define RS_GCM_MAX_STACK 32
 
@@ -249,6 +250,25 @@ enum rs_gcm_total_counter {
 enum rs_gcm_unattr_reason {
 	RS_GCM_UNATTR_UNKNOWN_HANDLE = 1,	/* a call on a context whose creation was not seen */
 	RS_GCM_UNATTR_MAX
+};
+
+/*
+ * GnuTLS's AES-GCM backend (the aead_encrypt/aead_decrypt its TLS 1.2 record
+ * layer calls through a function pointer), as calibrated in user space: how
+ * to tell the key size, and whether the call is AES-GCM at all, from the
+ * backend context in the first argument. Slot lib_id * RS_GCM_BACKENDS_PER_LIB
+ * + backend index (the attach cookie's high half) of the gnutls_backends map.
+ */
+#define RS_GCM_BACKENDS_PER_LIB 8
+#define RS_GCM_BACKEND_LIBS 32
+struct rs_gcm_backend {
+	__u32 in_use;		/* nonzero: this slot's functions are probed */
+	__u32 off;		/* where in the context the discriminator is */
+	__u32 sub;		/* deref: offset of the int inside the pointed-to object */
+	__u8 deref;		/* 1: the context holds a pointer to the int, 0: the int itself */
+	__u8 known;		/* 0: no discriminator: key size unknown */
+	__u8 pad[2];
+	__s32 value[3];		/* the int for AES-128, -192, -256 */
 };
 
 /* Reclaim totals: k1/k2 the target cgroup id (low/high 32 bits), tgid 0. */

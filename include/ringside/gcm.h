@@ -45,6 +45,7 @@ struct ringside_gcm_lib {
 	char version[48];	/* from the library's own version string; "" if unknown */
 	unsigned int probes;	/* probe points attached */
 	unsigned int stepped;	/* of which the kernel must single-step (slow) */
+	char not_seen[256];	/* what in this file cannot be traced, and why; "" if nothing */
 };
 
 /* The libraries the collector probes; lib_id of a record indexes them. */

@@ -475,7 +475,42 @@ struct gnutls_cipher_entry {
 
 #define GNUTLS_CIPHER_AEAD 2
 
-static __always_inline struct gcm_msg *gnutls_aead_msg(void *ctx, __u64 hd)
+/* The calibrated GnuTLS AES-GCM backends (gnutls_backend.c), filled before attach. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RS_GCM_BACKEND_LIBS * RS_GCM_BACKENDS_PER_LIB);
+	__type(key, __u32);
+	__type(value, struct rs_gcm_backend);
+} gnutls_backends SEC(".maps");
+
+static __always_inline struct rs_gcm_backend *gnutls_backend_of(void *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 lib_id = (__u32)cookie, idx = (__u32)(cookie >> 32);
+	__u32 slot;
+
+	if (lib_id >= RS_GCM_BACKEND_LIBS || idx >= RS_GCM_BACKENDS_PER_LIB)
+		return NULL;
+	slot = lib_id * RS_GCM_BACKENDS_PER_LIB + idx;
+	return bpf_map_lookup_elem(&gnutls_backends, &slot);
+}
+
+/*
+ * Whether this library's AES-GCM backend is probed: then a gnutls_aead_cipher_
+ * encrypt/decrypt on a handle the API probes cannot read is counted there.
+ */
+static __always_inline bool gnutls_backend_traced(void *ctx)
+{
+	__u32 slot = (__u32)bpf_get_attach_cookie(ctx) * RS_GCM_BACKENDS_PER_LIB;
+	struct rs_gcm_backend *b;
+
+	if ((__u32)bpf_get_attach_cookie(ctx) >= RS_GCM_BACKEND_LIBS)
+		return false;
+	b = bpf_map_lookup_elem(&gnutls_backends, &slot);
+	return b && b->in_use;
+}
+
+static __always_inline struct gcm_msg *gnutls_aead_msg(void *ctx, __u64 hd, bool backend_counts)
 {
 	struct gcm_msg *m = msg_of(ctx, hd);
 	struct gnutls_cipher_entry e = {};
@@ -488,7 +523,8 @@ static __always_inline struct gcm_msg *gnutls_aead_msg(void *ctx, __u64 hd)
 		return NULL;
 	if (bpf_probe_read_user(&entry, sizeof(entry), (void *)(hd + 8)) || !entry ||
 	    bpf_probe_read_user(&e, sizeof(e), (void *)(entry + 8))) {
-		count_unattributed(ctx, RS_GCM_UNATTR_UNKNOWN_HANDLE);
+		if (!backend_counts)
+			count_unattributed(ctx, RS_GCM_UNATTR_UNKNOWN_HANDLE);
 		return NULL;
 	}
 	bits = gnutls_gcm_bits(e.id);
@@ -503,14 +539,19 @@ static __always_inline struct gcm_msg *gnutls_aead_msg(void *ctx, __u64 hd)
 		handle_new(ctx, hd, 0, GCM_H_NOT_GCM);
 		return NULL;
 	}
-	count_unattributed(ctx, RS_GCM_UNATTR_UNKNOWN_HANDLE);
+	if (!backend_counts)
+		count_unattributed(ctx, RS_GCM_UNATTR_UNKNOWN_HANDLE);
 	return NULL;
 }
 
+/*
+ * backend: the call reaches the probed AES-GCM backend, which counts it
+ * when this probe cannot (an unreadable handle).
+ */
 static __always_inline int oneshot_enter(struct pt_regs *ctx, __u64 hd, __u8 lib, __u8 dir,
-					 __u64 aad, __u64 payload)
+					 __u64 aad, __u64 payload, bool backend)
 {
-	struct gcm_msg *h = gnutls_aead_msg(ctx, hd);
+	struct gcm_msg *h = gnutls_aead_msg(ctx, hd, backend && gnutls_backend_traced(ctx));
 	struct gcm_call *c;
 	struct gcm_msg m = {};
 
@@ -559,7 +600,7 @@ int BPF_KPROBE(gcm_gnutls_aead_encrypt, void *hd, void *nonce, __u64 nonce_len, 
 	       __u64 auth_len)
 {
 	return oneshot_enter(ctx, (__u64)hd, RS_GCM_LIB_GNUTLS, RS_GCM_SEAL, auth_len,
-			     stack_arg(ctx, 2));
+			     stack_arg(ctx, 2), true);
 }
 
 /* (hd, nonce, nonce_len, auth, auth_len, tag_size, ctext, ctext_len, ptext, ptext_len *) */
@@ -571,7 +612,7 @@ int BPF_KPROBE(gcm_gnutls_aead_decrypt, void *hd, void *nonce, __u64 nonce_len, 
 	__u64 ctext_len = stack_arg(ctx, 2);
 
 	return oneshot_enter(ctx, (__u64)hd, RS_GCM_LIB_GNUTLS, RS_GCM_OPEN, auth_len,
-			     ctext_len > tag_size ? ctext_len - tag_size : 0);
+			     ctext_len > tag_size ? ctext_len - tag_size : 0, true);
 }
 
 /* (hd, nonce, nonce_len, auth_iov, auth_iovcnt, tag_size, iov, iovcnt, ctext, ctext_len *) */
@@ -581,7 +622,7 @@ int BPF_KPROBE(gcm_gnutls_aead_encryptv, void *hd, void *nonce, __u64 nonce_len,
 {
 	return oneshot_enter(ctx, (__u64)hd, RS_GCM_LIB_GNUTLS, RS_GCM_SEAL,
 			     iov_bytes(auth_iov, auth_cnt),
-			     iov_bytes((void *)stack_arg(ctx, 1), (int)stack_arg(ctx, 2)));
+			     iov_bytes((void *)stack_arg(ctx, 1), (int)stack_arg(ctx, 2)), false);
 }
 
 /* (hd, nonce, nonce_len, auth_iov, auth_iovcnt, iov, iovcnt, tag, tag_size) */
@@ -592,7 +633,8 @@ static __always_inline int gnutls_v2(struct pt_regs *ctx, __u8 dir)
 	void *iov = (void *)PARM6(ctx);
 
 	return oneshot_enter(ctx, PT_REGS_PARM1(ctx), RS_GCM_LIB_GNUTLS, dir,
-			     iov_bytes(auth_iov, auth_cnt), iov_bytes(iov, (int)stack_arg(ctx, 1)));
+			     iov_bytes(auth_iov, auth_cnt), iov_bytes(iov, (int)stack_arg(ctx, 1)),
+			     false);
 }
 
 SEC("uprobe")
@@ -605,6 +647,69 @@ SEC("uprobe")
 int BPF_KPROBE(gcm_gnutls_aead_decryptv2)
 {
 	return gnutls_v2(ctx, RS_GCM_OPEN);
+}
+
+/*
+ * The AES-GCM backend's aead_encrypt/aead_decrypt(ctx, nonce, nonce_len,
+ * auth, auth_len, tag_size, in, in_len, out, out_len): what the TLS 1.2
+ * record layer calls (AAD 13 bytes, the 8-byte explicit nonce outside the
+ * payload), and what gnutls_aead_cipher_encrypt/decrypt call, whose own
+ * probe has counted the message already: nested in it, skip. The key size
+ * comes from the backend context as calibration found; a context that names
+ * another algorithm (nettle's wrapper serves every AEAD) is not GCM.
+ */
+static __always_inline int gnutls_backend_enter(struct pt_regs *ctx, __u8 dir)
+{
+	__u64 bctx = PT_REGS_PARM1(ctx), tag_size = PARM6(ctx), in_len = stack_arg(ctx, 2);
+	struct rs_gcm_backend *b;
+	struct gcm_call *c;
+	struct gcm_msg m = {};
+	__u64 where = 0;
+	__s32 v = 0;
+
+	if (!rs_filter_pass())
+		return 0;
+	c = call_slot(false);
+	if (c && c->kind == GCM_CALL_ONESHOT && c->lib == RS_GCM_LIB_GNUTLS) {
+		c->depth++;
+		return 0;
+	}
+	b = gnutls_backend_of(ctx);
+	if (!b || !b->in_use)
+		return 0;
+	if (b->known) {
+		where = bctx + b->off;
+		if (b->deref && (bpf_probe_read_user(&where, sizeof(where), (void *)where) || !where))
+			where = 0;
+		if (where)
+			bpf_probe_read_user(&v, sizeof(v), (void *)(where + (b->deref ? b->sub : 0)));
+		m.key_bits = v == b->value[0] ? 128 : v == b->value[1] ? 192 :
+			     v == b->value[2] ? 256 : 0;
+		/* The wrapper's description of another AEAD: not ours. */
+		if (b->deref && where && !m.key_bits)
+			return 0;
+	}
+	if (!m.key_bits)
+		m.flags = RS_GCM_F_KEY_UNKNOWN;
+	m.flags |= RS_GCM_F_BACKEND;
+	msg_begin(ctx, &m);
+	m.dir = dir;
+	m.aad = PT_REGS_PARM5(ctx);
+	m.payload = dir == RS_GCM_OPEN ? (in_len > tag_size ? in_len - tag_size : 0) : in_len;
+	call_park(ctx, &m, bctx, 0, RS_GCM_LIB_GNUTLS, GCM_CALL_ONESHOT);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_backend_seal)
+{
+	return gnutls_backend_enter(ctx, RS_GCM_SEAL);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_gnutls_backend_open)
+{
+	return gnutls_backend_enter(ctx, RS_GCM_OPEN);
 }
 
 SEC("uretprobe")
@@ -626,10 +731,25 @@ int BPF_KRETPROBE(gcm_gnutls_oneshot_ret, long rc)
  * library; gnutls_cipher_add_auth and gcry_cipher_authenticate take
  * (handle, aad, length). One program each serves every library that fits.
  */
+/*
+ * Inside a probed GnuTLS call: whatever nettle does there is GnuTLS's
+ * backend at work (on CPUs without AES-NI), counted by the GnuTLS probe.
+ */
+static __always_inline bool in_gnutls_call(void)
+{
+	struct gcm_call *c = call_slot(false);
+
+	return c && c->kind && c->lib == RS_GCM_LIB_GNUTLS;
+}
+
 SEC("uprobe")
 int BPF_KPROBE(gcm_stream_set_iv, void *hd)
 {
-	struct gcm_msg *m = traced_msg(ctx, (__u64)hd);
+	struct gcm_msg *m;
+
+	if (in_gnutls_call())
+		return 0;
+	m = traced_msg(ctx, (__u64)hd);
 
 	if (m)
 		msg_begin(ctx, m);
@@ -638,7 +758,11 @@ int BPF_KPROBE(gcm_stream_set_iv, void *hd)
 
 static __always_inline void stream_aad(void *ctx, __u64 hd, __u64 len)
 {
-	struct gcm_msg *m = msg_of(ctx, hd);
+	struct gcm_msg *m;
+
+	if (in_gnutls_call())
+		return;
+	m = msg_of(ctx, hd);
 
 	if (m && m->active)
 		m->aad += len;
@@ -653,7 +777,11 @@ int BPF_KPROBE(gcm_stream_aad, void *hd, void *aad, __u64 len)
 
 static __always_inline void stream_data(void *ctx, __u64 hd, __u64 len, __u8 dir)
 {
-	struct gcm_msg *m = traced_msg(ctx, hd);
+	struct gcm_msg *m;
+
+	if (in_gnutls_call())
+		return;
+	m = traced_msg(ctx, hd);
 
 	if (m && m->active) {
 		m->payload += len;
@@ -683,8 +811,12 @@ int BPF_KPROBE(gcm_gnutls_decrypt, void *hd, void *in, __u64 len)
  */
 static __always_inline int tag_to_caller(void *ctx, __u64 hd, __u8 lib)
 {
-	struct gcm_msg *m = traced_msg(ctx, hd);
 	struct gcm_call c = {};
+	struct gcm_msg *m;
+
+	if (in_gnutls_call())
+		return 0;
+	m = traced_msg(ctx, hd);
 
 	if (!m || !m->active)
 		return 0;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/bpf.h>
+#include <bpf/bpf.h>
 
 #include "session_int.h"
 #include "gcm_libs.h"
@@ -83,13 +84,19 @@ static int gcm_load(struct rs_collector *c)
 	return 0;
 }
 
+/* The library's index; GnuTLS backend probes add which backend in the high half. */
+static uint64_t probe_cookie(const struct gcm_probe *p)
+{
+	return p->lib_id | (uint64_t)p->backend << 32;
+}
+
 static int attach_one(struct rs_collector *c, const struct gcm_probe *probe, const char *prog_name,
 		      bool ret)
 {
 	struct rs_gcm *g = c->priv;
 	const struct ringside_gcm_lib *lib = &g->set.libs[probe->lib_id];
 	struct bpf_program *prog = bpf_object__find_program_by_name(g->skel->obj, prog_name);
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret, .bpf_cookie = probe->lib_id);
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret, .bpf_cookie = probe_cookie(probe));
 	pid_t pid = c->s->filter.tgid ? (pid_t)c->s->filter.tgid : -1;
 	struct bpf_link *link;
 	int err;
@@ -120,23 +127,33 @@ static int attach_multi(struct rs_collector *c, const char *prog_name, unsigned 
 	struct rs_gcm *g = c->priv;
 	struct bpf_program *prog = bpf_object__find_program_by_name(g->skel->obj, prog_name);
 	struct rs_link_create_uprobe_multi attr;
-	uint64_t offsets[32], cookies[32];
+	uint64_t *offsets, *cookies;
 	unsigned int n = 0;
-	int fd;
+	int fd, err;
 
 	if (!prog)
 		return rs_fail(c->s, -ENOENT, "gcm: no BPF program %s", prog_name);
-	for (unsigned int i = 0; i < g->set.nr_probes && n < 32; i++) {
+	offsets = calloc(g->set.nr_probes + 1, sizeof(*offsets));
+	cookies = calloc(g->set.nr_probes + 1, sizeof(*cookies));
+	if (!offsets || !cookies) {
+		free(offsets);
+		free(cookies);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < g->set.nr_probes; i++) {
 		const struct gcm_probe *p = &g->set.probes[i];
 		const char *want = ret ? p->spec->ret_prog : p->spec->entry_prog;
 
 		if (p->lib_id == lib_id && want && !strcmp(want, prog_name)) {
 			offsets[n] = p->file_off;
-			cookies[n++] = lib_id;
+			cookies[n++] = probe_cookie(p);
 		}
 	}
-	if (!n)
+	if (!n) {
+		free(offsets);
+		free(cookies);
 		return 0;
+	}
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = (__u32)bpf_program__fd(prog);
 	attr.attach_type = RS_BPF_TRACE_UPROBE_MULTI;
@@ -147,19 +164,42 @@ static int attach_multi(struct rs_collector *c, const char *prog_name, unsigned 
 	attr.um_flags = ret ? RS_BPF_F_UPROBE_MULTI_RETURN : 0;
 	attr.pid = c->s->filter.tgid;
 	fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	err = -errno;
+	free(offsets);
+	free(cookies);
 	if (fd < 0) {
-		int err = -errno;
-
 		return rs_fail(c->s, err, "gcm: %sprobes of %s in %s failed: %s", ret ? "return " : "",
 			       prog_name, g->set.libs[lib_id].path, ringside_strerror(err));
 	}
 	return rs_collector_keep_link_fd(c, fd);
 }
 
+/* Tell the backend programs how each calibrated GnuTLS backend shows its key size. */
+static int fill_backends(struct rs_gcm *g)
+{
+	int fd = bpf_map__fd(g->skel->maps.gnutls_backends);
+
+	for (unsigned int i = 0; i < g->set.nr_probes; i++) {
+		const struct gcm_probe *p = &g->set.probes[i];
+		__u32 slot = p->lib_id * RS_GCM_BACKENDS_PER_LIB + p->backend;
+
+		if (!p->disc.in_use)
+			continue;
+		if (bpf_map_update_elem(fd, &slot, &p->disc, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
 static int gcm_attach(struct rs_collector *c)
 {
 	struct rs_gcm *g = c->priv;
 	int err;
+
+	err = fill_backends(g);
+	if (err)
+		return rs_fail(c->s, err, "gcm: cannot set up the GnuTLS backend table: %s",
+			       ringside_strerror(err));
 
 	if (!g->classic) {
 		struct bpf_program *p;
@@ -192,6 +232,15 @@ notes:
 		rs_note(c->s, "gcm: %s %s: %s, %u probes%s", ringside_gcm_lib_name(lib->family),
 			lib->version[0] ? lib->version : "(version unknown)", lib->path, lib->probes,
 			lib->stepped ? " (some single-stepped: slower)" : "");
+	}
+	for (unsigned int i = 0; i < g->set.nr_probes; i++) {
+		const struct gcm_probe *p = &g->set.probes[i];
+
+		if (p->disc.in_use && p->spec->ret_prog && strstr(p->spec->entry_prog, "_seal"))
+			rs_note(c->s, "gcm: %s: AES-GCM backend %u at file offset 0x%llx, key size from %s",
+				g->set.libs[p->lib_id].path, p->backend, (unsigned long long)p->file_off,
+				!p->disc.known ? "nowhere (unknown)" :
+				p->disc.deref ? "the cipher its context points at" : "an int in its context");
 	}
 	return 0;
 }
@@ -367,12 +416,6 @@ const char *ringside_gcm_lib_name(unsigned int family)
 const char *ringside_gcm_lib_blind_spot(unsigned int family)
 {
 	switch (family) {
-	case RS_GCM_LIB_GNUTLS:
-		/* The TLS 1.2 record layer calls its cipher backend through an internal
-		 * function pointer: no exported function, no probe point. */
-		return "TLS 1.2 records are sealed and opened by GnuTLS's internal GCM calls, "
-		       "which have no probe point, and are not counted (TLS 1.3 records and the "
-		       "gnutls_aead_cipher_*/gnutls_cipher_* APIs are)";
 	case RS_GCM_LIB_OPENSSL:
 		return "a TLS 1.2 record opened through EVP_Cipher's TLS mode has its tag compared "
 		       "inside the provider: counted, but a tag failure there is reported as ok";

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "gcm_libs.h"
+#include "gnutls_backend.h"
 #include "probe_point.h"
 #include "symtab.h"
 #include "ringside/procmaps.h"
@@ -47,6 +48,15 @@ static const struct gcm_probe_spec gnutls_specs[] = {
 	E("gnutls_cipher_decrypt2", "gcm_gnutls_decrypt", NULL, false),
 	E("gnutls_cipher_tag", "gcm_gnutls_tag", NULL, false),
 	E("gnutls_cipher_deinit", "gcm_gnutls_deinit", NULL, false),
+};
+
+/*
+ * GnuTLS's AES-GCM backend (gnutls_backend.c): static functions found by
+ * calibration, reached by the TLS 1.2 record layer through a function pointer.
+ */
+static const struct gcm_probe_spec gnutls_backend_specs[] = {
+	E("AES-GCM backend aead_encrypt", "gcm_gnutls_backend_seal", "gcm_gnutls_oneshot_ret", false),
+	E("AES-GCM backend aead_decrypt", "gcm_gnutls_backend_open", "gcm_gnutls_oneshot_ret", false),
 };
 
 static const struct gcm_probe_spec gcrypt_specs[] = {
@@ -195,6 +205,66 @@ static int resolve_family(struct gcm_libset *set, const char *path, int fd,
 	return 0;
 }
 
+/* One backend function: probed where its prologue allows, like the exported ones. */
+static int push_backend_probe(struct gcm_libset *set, int fd, const struct rs_symtab *st,
+			      struct ringside_gcm_lib *lib, unsigned int lib_id, unsigned int idx,
+			      const struct gnutls_backend *b, const struct gcm_probe_spec *spec,
+			      uint64_t vaddr)
+{
+	struct gcm_probe p = { .lib_id = lib_id, .spec = spec, .backend = idx, .disc = b->disc };
+	uint8_t code[16] = {};
+	struct rs_probe_point pp;
+	ssize_t n;
+
+	if (rs_symtab_vaddr_to_offset(st, vaddr, &p.file_off))
+		return -ENOENT;
+	n = pread(fd, code, sizeof(code), (off_t)p.file_off);
+	pp = rs_probe_point_choose(code, n > 0 ? (size_t)n : 0);
+	p.file_off += pp.skip;
+	p.emulated = pp.emulated;
+	if (push_probe(set, &p))
+		return -ENOMEM;
+	lib->probes += 2;
+	lib->stepped += pp.emulated ? 0 : 2;
+	return 0;
+}
+
+/*
+ * GnuTLS's TLS 1.2 records never pass an exported function: probe the
+ * AES-GCM backend functions the library itself reports, or say why not.
+ */
+static void add_gnutls_backends(struct gcm_libset *set, int fd, const struct rs_symtab *st,
+				struct ringside_gcm_lib *lib, unsigned int lib_id)
+{
+	struct gnutls_backend b[RS_GCM_BACKENDS_PER_LIB];
+	unsigned int first = set->nr_probes, probes = lib->probes, stepped = lib->stepped;
+	char why[200];
+	int n;
+
+	if (lib_id >= RS_GCM_BACKEND_LIBS) {
+		snprintf(lib->not_seen, sizeof(lib->not_seen), "TLS 1.2 records: only the first %d "
+			 "libraries get their GCM backend traced", RS_GCM_BACKEND_LIBS);
+		return;
+	}
+	n = gnutls_backend_find(fd, b, RS_GCM_BACKENDS_PER_LIB, why, sizeof(why));
+	for (int i = 0; i < n; i++) {
+		if (push_backend_probe(set, fd, st, lib, lib_id, i, &b[i], &gnutls_backend_specs[0],
+				       b[i].seal_vaddr) ||
+		    push_backend_probe(set, fd, st, lib, lib_id, i, &b[i], &gnutls_backend_specs[1],
+				       b[i].open_vaddr)) {
+			set->nr_probes = first;
+			lib->probes = probes;
+			lib->stepped = stepped;
+			snprintf(why, sizeof(why), "its AES-GCM backend is outside the library's code");
+			n = -1;
+			break;
+		}
+	}
+	if (n <= 0)
+		snprintf(lib->not_seen, sizeof(lib->not_seen), "TLS 1.2 records (GnuTLS's internal "
+			 "AES-GCM calls) are not counted: %s", why[0] ? why : "no backend found");
+}
+
 static const struct gcm_family *detect_family(const struct rs_symtab *st)
 {
 	uint64_t a, b;
@@ -292,6 +362,8 @@ int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib wan
 	err = resolve_family(set, path, fd, st, f, lib, set->nr_libs);
 	if (!err)
 		sniff_version(fd, f, lib->version, sizeof(lib->version));
+	if (!err && f->lib == RS_GCM_LIB_GNUTLS)
+		add_gnutls_backends(set, fd, st, lib, set->nr_libs);
 	rs_symtab_free(st);
 	close(fd);
 	if (err)

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include "ringside/events.h"
 #include "ringside/gcm.h"
 
 /* One function to probe: entry program, and return program when needed. */
@@ -31,6 +32,8 @@ struct gcm_probe {
 	const struct gcm_probe_spec *spec;
 	uint64_t file_off;
 	bool emulated;
+	unsigned int backend;		/* GnuTLS backend probes: index within the library */
+	struct rs_gcm_backend disc;	/* ... and how its context shows the key size */
 };
 
 struct gcm_libset {

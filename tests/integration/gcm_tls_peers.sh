@@ -1,10 +1,16 @@
 #!/bin/bash
-# Real TLS peers nobody on this project wrote: GnuTLS's gnutls-cli against
-# OpenSSL's s_server over TLS 1.3 AES-128-GCM on loopback. Every record one
-# side seals the other opens, so ringside's counts of the two processes must
-# mirror each other exactly (records, payload and AAD bytes) in both
-# directions. GnuTLS's record layer reaches its GCM code through handles it
-# makes internally: this is what proves they are recognised.
+# Real TLS peers nobody on this project wrote: GnuTLS's gnutls-cli fetching a
+# 1 MiB file from OpenSSL's s_server on loopback, over TLS 1.3 and TLS 1.2,
+# with AES-128-GCM and AES-256-GCM, on GnuTLS's accelerated x86 GCM and on its
+# nettle backend (GNUTLS_CPUID_OVERRIDE=0x1 turns acceleration off). Every
+# record one side seals the other opens, so ringside's counts of the two
+# processes must mirror each other exactly (records, payload and AAD bytes)
+# in both directions, and the AAD is 5 bytes a record on TLS 1.3 and 13 on
+# TLS 1.2 (whose 8-byte explicit nonce is not payload). GnuTLS's TLS 1.3
+# records pass its exported AEAD calls on handles it made internally; its
+# TLS 1.2 records pass only its internal backend: this proves both are seen,
+# and that nettle's own probes do not count GnuTLS's work twice. A
+# ChaCha20-Poly1305 session through the same nettle wrapper counts nothing.
 . "$(dirname "$0")/../lib.sh"
 need_root gcm_tls_peers || exit 0
 command -v gnutls-cli >/dev/null || { skip gcm_tls_peers "gnutls-cli missing (make check installs gnutls-bin)"; exit 0; }
@@ -15,41 +21,81 @@ trap cleanup EXIT
 
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/k.pem" -out "$tmp/c.pem" -days 1 \
 	-subj /CN=localhost >/dev/null 2>&1 || { fail gcm_tls_peers_cert "openssl req failed"; exit 0; }
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir "$tmp/www"
+head -c 1048576 /dev/urandom >"$tmp/www/blob"
 
 "$RINGSIDE" gcm --json >"$tmp/trace.json" 2>"$tmp/trace.err" & rs=$!
 wait_for "$tmp/trace.err" 'tracing AES-GCM' || { fail gcm_tls_peers "ringside did not start: $(tail -2 "$tmp/trace.err")"; exit 0; }
-openssl s_server -accept "127.0.0.1:$port" -cert "$tmp/c.pem" -key "$tmp/k.pem" -tls1_3 \
-	-ciphersuites TLS_AES_128_GCM_SHA256 -naccept 1 -www >"$tmp/server.out" 2>&1 & sp=$!
-wait_for "$tmp/server.out" ACCEPT
-printf 'GET / HTTP/1.0\r\n\r\n' | gnutls-cli --insecure -p "$port" 127.0.0.1 \
-	--priority "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM" >"$tmp/client.out" 2>"$tmp/client.err" &
-cp=$!
-wait "$cp"; crc=$?
-spid=$sp
-wait "$sp"; src=$?; sp=
-# Both peers have exited: every record was sealed and opened before that.
+grep -q 'gnutls: not seen' "$tmp/trace.err" &&
+	fail gcm_tls_peers_backend_found "$(grep 'gnutls: not seen' "$tmp/trace.err")" ||
+	pass gcm_tls_peers_backend_found
+
+# case NAME TLS(1.2|1.3) BITS(128|256|chacha) [GNUTLS_CPUID_OVERRIDE]: one fetch; PIDs to $tmp/pids
+run_case() {
+	local name=$1 vers=$2 bits=$3 override=$4 sopt copt port cp crc src
+	case "$vers/$bits" in
+	1.3/chacha) sopt="-tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256"; copt=+CHACHA20-POLY1305 ;;
+	1.3/*) sopt="-tls1_3 -ciphersuites TLS_AES_${bits}_GCM_SHA$([ "$bits" = 128 ] && echo 256 || echo 384)"
+	       copt=+AES-$bits-GCM ;;
+	1.2/chacha) sopt="-tls1_2 -cipher ECDHE-RSA-CHACHA20-POLY1305"; copt=+CHACHA20-POLY1305 ;;
+	1.2/*) sopt="-tls1_2 -cipher ECDHE-RSA-AES${bits}-GCM-SHA$([ "$bits" = 128 ] && echo 256 || echo 384)"
+	       copt=+AES-$bits-GCM ;;
+	esac
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	: >"$tmp/server.out"
+	(cd "$tmp/www" && exec openssl s_server -accept "127.0.0.1:$port" -cert "$tmp/c.pem" \
+		-key "$tmp/k.pem" $sopt -naccept 1 -WWW) >"$tmp/server.out" 2>&1 & sp=$!
+	wait_for "$tmp/server.out" ACCEPT
+	printf 'GET /blob HTTP/1.0\r\n\r\n' | env ${override:+GNUTLS_CPUID_OVERRIDE=$override} \
+		gnutls-cli --insecure -p "$port" 127.0.0.1 \
+		--priority "NORMAL:-VERS-ALL:+VERS-TLS$vers:-CIPHER-ALL:$copt" >"$tmp/client.out" 2>"$tmp/client.err" &
+	cp=$!
+	wait "$cp"; crc=$?
+	echo "$name $vers $bits $cp $sp" >>"$tmp/pids"
+	wait "$sp"; src=$?; sp=
+	# The whole file and the response header came through.
+	[ "$crc" = 0 ] && [ "$src" = 0 ] && [ "$(stat -c %s "$tmp/client.out")" -gt 1048576 ] &&
+		pass "gcm_tls_peers_exchange_$name" ||
+		fail "gcm_tls_peers_exchange_$name" "client rc=$crc server rc=$src: $(tail -1 "$tmp/client.err")"
+}
+
+run_case tls13_aes128 1.3 128
+run_case tls13_aes256_nettle 1.3 256 0x1
+run_case tls12_aes128 1.2 128
+run_case tls12_aes256 1.2 256
+run_case tls12_aes128_nettle 1.2 128 0x1
+run_case tls12_chacha_nettle 1.2 chacha 0x1
+# Both peers of every case have exited: every record was sealed and opened before that.
 kill -INT "$rs"; wait "$rs"; rs=
-[ "$crc" = 0 ] && [ "$src" = 0 ] && grep -q "HTTP/1.0 200" "$tmp/client.out" && pass gcm_tls_peers_exchange ||
-	fail gcm_tls_peers_exchange "client rc=$crc server rc=$src: $(tail -1 "$tmp/client.err")"
-python3 - "$tmp/trace.json" "$cp" "$spid" <<'PY'
+python3 - "$tmp/trace.json" "$tmp/pids" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-client, server = int(sys.argv[2]), int(sys.argv[3])
 summ = [r for r in rows if r["type"] == "gcm_summary"]
-def side(pred, lib, d):
-    got = [r for r in summ if pred(r) and r["lib"] == lib and r["dir"] == d and r["key_bits"] == 128]
+def side(pid, lib, d, bits):
+    got = [r for r in summ if r["pid"] == pid and r["lib"] == lib and r["dir"] == d and r["key_bits"] == bits]
     return tuple(sum(r[k] for r in got) for k in ("ops", "payload_bytes", "aad_bytes"))
-is_client = lambda r: r["pid"] == client
-is_server = lambda r: r["pid"] == server
 def check(name, cond, why):
     print(("PASS %s" % name) if cond else ("FAIL %s: %s" % (name, why)))
-c_open, s_seal = side(is_client, "gnutls", "open"), side(is_server, "openssl", "seal")
-c_seal, s_open = side(is_client, "gnutls", "seal"), side(is_server, "openssl", "open")
-check("gcm_tls13_gnutls_opens_equal_openssl_seals (%d records, %d bytes)" % c_open[:2],
-      c_open == s_seal and c_open[0] > 0, "gnutls opens %s, openssl seals %s" % (c_open, s_seal))
-check("gcm_tls13_gnutls_seals_equal_openssl_opens (%d records, %d bytes)" % c_seal[:2],
-      c_seal == s_open and c_seal[0] > 0, "gnutls seals %s, openssl opens %s" % (c_seal, s_open))
-un = [r for r in rows if r["type"] == "unattributed" and r["pid"] == client]
-check("gcm_tls13_gnutls_nothing_unattributed", not un, un)
+for line in open(sys.argv[2]):
+    name, vers, bits, client, server = line.split()
+    client, server = int(client), int(server)
+    n = "gcm_tls_peers_%s" % name
+    mine = [r for r in summ if r["pid"] == client]
+    if bits == "chacha":
+        check(n + "_no_gcm_counted", not mine, mine)
+        continue
+    bits = int(bits)
+    aad = 5 if vers == "1.3" else 13
+    c_open, s_seal = side(client, "gnutls", "open", bits), side(server, "openssl", "seal", bits)
+    c_seal, s_open = side(client, "gnutls", "seal", bits), side(server, "openssl", "open", bits)
+    check(n + "_gnutls_opens_equal_openssl_seals (%d records, %d bytes)" % c_open[:2],
+          c_open == s_seal and c_open[1] >= 1048576, "gnutls opens %s, openssl seals %s" % (c_open, s_seal))
+    check(n + "_gnutls_seals_equal_openssl_opens (%d records, %d bytes)" % c_seal[:2],
+          c_seal == s_open and c_seal[0] > 0, "gnutls seals %s, openssl opens %s" % (c_seal, s_open))
+    check(n + "_aad_%d_bytes_a_record" % aad,
+          c_open[2] == aad * c_open[0] and c_seal[2] == aad * c_seal[0], "opens %s seals %s" % (c_open, c_seal))
+    others = [r for r in mine if r["lib"] != "gnutls" or r["key_bits"] != bits]
+    check(n + "_only_gnutls_rows", not others, others)
+    un = [r for r in rows if r["type"] == "unattributed" and r["pid"] == client]
+    check(n + "_nothing_unattributed", not un, un)
 PY

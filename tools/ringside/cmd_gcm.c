@@ -287,6 +287,14 @@ static void summarize(void *ctx, double elapsed, bool final)
 }
 
 
+/* What cannot be seen in this file: its own reason, else its family's. */
+static const char *lib_not_seen(const struct ringside_gcm_lib *lib)
+{
+	const char *family = ringside_gcm_lib_blind_spot(lib->family);
+
+	return lib->not_seen[0] ? lib->not_seen : family ? family : "";
+}
+
 static void announce(struct gcm_cli *g)
 {
 	char why[400];
@@ -307,13 +315,14 @@ static void announce(struct gcm_cli *g)
 			ringside_json_string(stdout, lib->version);
 			printf(",\"probes\":%u,\"single_stepped\":%u,\"not_seen\":", lib->probes,
 			       lib->stepped);
-			ringside_json_string(stdout, ringside_gcm_lib_blind_spot(lib->family) ?
-						     ringside_gcm_lib_blind_spot(lib->family) : "");
+			ringside_json_string(stdout, lib_not_seen(lib));
 			putchar('}');
 		}
 		puts("]}");
 		fflush(stdout);
 	}
+	if (g->o.verbose)
+		fprintf(stderr, "%s", ringside_session_notes(g->s));
 	fprintf(stderr, "ringside: return probes: %s\n", sys ? "uretprobe syscall (fast path)" :
 								"int3 trap");
 	if (!seccomp_safe)
@@ -326,9 +335,9 @@ static void announce(struct gcm_cli *g)
 		if (lib->stepped)
 			fprintf(stderr, ", %u single-stepped", lib->stepped);
 		fputc('\n', stderr);
-		if (ringside_gcm_lib_blind_spot(lib->family))
+		if (lib_not_seen(lib)[0])
 			fprintf(stderr, "ringside: %s: not seen: %s\n", ringside_gcm_lib_name(lib->family),
-				ringside_gcm_lib_blind_spot(lib->family));
+				lib_not_seen(lib));
 	}
 	if (g->events && !g->o.json)
 		printf("%-16s %7s %7s %-9s %-4s %4s %6s %8s %10s %-9s %s\n", "COMM", "PID", "TID", "LIB",
