@@ -75,7 +75,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 
 $(OUT)/bpf/%.bpf.o: %.bpf.c src/core/common.bpf.h include/ringside/events.h vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $(@:.o=.d) -MT $@ -c $< -o $@.tmp
 	$(BPFTOOL) gen object $@ $@.tmp
 	@rm -f $@.tmp
 
@@ -223,4 +223,4 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(wildcard $(OUT)/lib/*/*.d $(OUT)/cli/*.d)
+-include $(wildcard $(OUT)/lib/*/*.d $(OUT)/cli/*.d $(OUT)/bpf/*.d)

@@ -10,6 +10,7 @@
  * serves every copy of a library (host and containers).
  */
 #include "common.bpf.h"
+#include "gcm_seq.h"
 
 const volatile bool want_stack = false;
 
@@ -44,7 +45,7 @@ struct gcm_call {
 	__u32 depth;		/* nested probed calls of the same kind */
 	__u8 lib;
 	__u8 kind;
-	__u8 tag_unchecked;	/* an open whose tag the caller fetched to compare itself */
+	__u8 end_call;		/* enum gcm_end_call of a parked FINISH (gcm_seq.h) */
 };
 
 /* LRU: contexts freed without a probed release must not fill the map. */
@@ -188,7 +189,7 @@ static __always_inline struct gcm_call *call_park(void *ctx, const struct gcm_ms
 	c->depth = 0;
 	c->lib = lib;
 	c->kind = kind;
-	c->tag_unchecked = 0;
+	c->end_call = 0;
 	if (m)
 		c->m = *m;
 	else
@@ -385,10 +386,7 @@ int BPF_KPROBE(gcm_ossl_finish, void *gctx, const void *tag)
 	bpf_probe_read_user(len, sizeof(len), gctx + OSSL_GCM_LEN_OFF);
 	m->aad = len[0];
 	m->payload = len[1];
-	if (tag)
-		m->dir = RS_GCM_OPEN;
-	else if (m->dir == RS_GCM_DIR_UNKNOWN)
-		m->dir = RS_GCM_SEAL;
+	m->dir = gcm_end_dir(GCM_END_OSSL_FINISH, m->dir, 0, tag != NULL);
 	call_park(ctx, m, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH);
 	return 0;
 }
@@ -400,14 +398,12 @@ int BPF_KRETPROBE(gcm_ossl_finish_ret, long rc)
 	struct gcm_call *c = call_take(GCM_CALL_FINISH);
 
 	if (c)
-		call_done(ctx, c, c->m.dir == RS_GCM_OPEN && (int)rc ? RS_GCM_TAG_FAIL : RS_GCM_OK,
-			  (int)rc);
+		call_done(ctx, c, gcm_end_result(RS_GCM_LIB_OPENSSL, GCM_END_OSSL_FINISH, c->m.dir,
+						 (int)rc), (int)rc);
 	return 0;
 }
 
 /* ---- GnuTLS ------------------------------------------------------------ */
-
-#define GNUTLS_E_DECRYPTION_FAILED (-24)
 
 static __always_inline __u16 gnutls_gcm_bits(int algo)
 {
@@ -716,12 +712,10 @@ SEC("uretprobe")
 int BPF_KRETPROBE(gcm_gnutls_oneshot_ret, long rc)
 {
 	struct gcm_call *c = call_take(GCM_CALL_ONESHOT);
-	int err = (int)rc;
 
 	if (c)
-		call_done(ctx, c, !err ? (c->tag_unchecked ? RS_GCM_UNCHECKED : RS_GCM_OK) :
-			  c->m.dir == RS_GCM_OPEN && err == GNUTLS_E_DECRYPTION_FAILED ?
-			  RS_GCM_TAG_FAIL : RS_GCM_ERROR, err);
+		call_done(ctx, c, gcm_end_result(RS_GCM_LIB_GNUTLS, GCM_END_ONESHOT, c->m.dir, (int)rc),
+			  (int)rc);
 	return 0;
 }
 
@@ -822,12 +816,11 @@ static __always_inline int tag_to_caller(void *ctx, __u64 hd, __u8 lib)
 		return 0;
 	m->active = 0;
 	c.m = *m;
-	if (c.m.dir == RS_GCM_DIR_UNKNOWN)
-		c.m.dir = RS_GCM_SEAL;
+	c.m.dir = gcm_end_dir(GCM_END_TAG_OUT, m->dir, 0, 0);
 	c.handle = hd;
 	c.lib_id = (__u32)bpf_get_attach_cookie(ctx);
 	c.lib = lib;
-	emit(ctx, &c, c.m.dir == RS_GCM_OPEN ? RS_GCM_UNCHECKED : RS_GCM_OK, 0);
+	emit(ctx, &c, gcm_end_result(lib, GCM_END_TAG_OUT, c.m.dir, 0), 0);
 	return 0;
 }
 
@@ -920,7 +913,6 @@ int BPF_KPROBE(gcm_nettle_digest, void *gctx)
 /* ---- libgcrypt ------------------------------------------------------------ */
 
 #define GCRY_CIPHER_MODE_GCM 9
-#define GPG_ERR_CHECKSUM 10
 
 SEC("uprobe")
 int BPF_KPROBE(gcm_gcry_open, void *hdp, int algo, int mode)
@@ -980,17 +972,16 @@ int BPF_KPROBE(gcm_gcry_decrypt)
 static __always_inline int gcry_tag_enter(struct pt_regs *ctx, __u64 hd, bool get)
 {
 	struct gcm_msg *m = traced_msg(ctx, hd);
+	enum gcm_end_call end = get ? GCM_END_TAG_OUT : GCM_END_TAG_CHECK;
 	struct gcm_call *c;
-	bool unchecked;
 
 	if (!m || !m->active)
 		return 0;
-	unchecked = get && m->dir == RS_GCM_OPEN;
 	m->active = 0;
-	m->dir = get && !unchecked ? RS_GCM_SEAL : RS_GCM_OPEN;
+	m->dir = gcm_end_dir(end, m->dir, 0, !get);
 	c = call_park(ctx, m, hd, 0, RS_GCM_LIB_GCRYPT, GCM_CALL_FINISH);
 	if (c)
-		c->tag_unchecked = unchecked;
+		c->end_call = end;
 	return 0;
 }
 
@@ -1011,11 +1002,9 @@ SEC("uretprobe")
 int BPF_KRETPROBE(gcm_gcry_tag_ret, long rc)
 {
 	struct gcm_call *c = call_take(GCM_CALL_FINISH);
-	int err = (int)rc;
 
 	if (c)
-		call_done(ctx, c, !err ? (c->tag_unchecked ? RS_GCM_UNCHECKED : RS_GCM_OK) :
-			  c->m.dir == RS_GCM_OPEN && (err & 0xffff) == GPG_ERR_CHECKSUM ?
-			  RS_GCM_TAG_FAIL : RS_GCM_ERROR, err);
+		call_done(ctx, c, gcm_end_result(RS_GCM_LIB_GCRYPT, c->end_call, c->m.dir, (int)rc),
+			  (int)rc);
 	return 0;
 }
