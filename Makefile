@@ -22,7 +22,7 @@ AR        ?= ar
 PKG_CONFIG?= pkg-config
 
 # Debian packages the build, the tests and the demo need (make deps).
-DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
+DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev pkg-config make gcc
 DEB_TEST  := libssl-dev libgnutls28-dev libgcrypt20-dev openssl btrfs-progs bpftrace \
              util-linux procps kmod python3 libclang-rt-14-dev gnutls-bin nettle-dev
 DEB_PKGS  := $(DEB_BUILD) $(DEB_TEST)
@@ -40,7 +40,7 @@ CFLAGS    ?= -O2 -g
 SRC_DIRS  := $(sort $(dir $(wildcard src/*/*.c)))
 SRC_INC   := $(patsubst %/,-I%,$(SRC_DIRS))
 ALL_CFLAGS:= -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -I$(OUT) $(SRC_INC)
-LDLIBS    := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz
+LDLIBS    := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -ldw -lelf -lz
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 BPF_SRCS  := $(wildcard src/*/*.bpf.c)
@@ -116,6 +116,9 @@ $(OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/frozen_child.h 
 
 # Workload programs; the ones named *_crypto link the real crypto libraries.
 PROG_LIBS_gcm_workload := -lcrypto -lssl $(shell $(PKG_CONFIG) --libs gnutls libgcrypt nettle 2>/dev/null)
+PROG_LIBS_gcm_chain := $(PROG_LIBS_gcm_workload)
+# Like Debian's crypto libraries: only .eh_frame can unwind it.
+PROG_FLAGS_gcm_chain := -fomit-frame-pointer
 PROG_FLAGS_nopie_target := -no-pie -fno-pie
 # its inline asm calls a function: no red zone for the call to clobber
 PROG_FLAGS_uretprobe_check := -mno-red-zone

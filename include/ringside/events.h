@@ -68,8 +68,24 @@ enum rs_gcm_result {
 #define RS_GCM_F_KEY_UNKNOWN	0x01	/* key was set up before tracing began */
 #define RS_GCM_F_STACK		0x02	/* stack[] holds nr_stack user frames */
 #define RS_GCM_F_BACKEND	0x04	/* seen at GnuTLS's cipher backend (its TLS record layer) */
+#define RS_GCM_F_STACK_COPY	0x08	/* stack[] holds a struct rs_stack_copy to unwind */
 
 #define RS_GCM_MAX_STACK 32
+
+/*
+ * A copy of the user stack for unwinding with the libraries' .eh_frame in
+ * user space (perf's --call-graph dwarf): the registers unwinding starts
+ * from, then len bytes of stack read from start (the page sp is in) upward.
+ */
+#define RS_STACK_PAGE 4096
+#define RS_STACK_WINDOW_MAX 16384
+struct rs_stack_copy {
+	__u64 ip, sp, bp;
+	__u64 start;
+	__u32 len;
+	__u32 pad;
+	__u8 data[];
+};
 
 struct rs_gcm_event {
 	struct rs_event_hdr hdr;
@@ -86,7 +102,8 @@ struct rs_gcm_event {
 	__u64 latency_ns;	/* first call of the message to return of the last */
 	__u64 caller;		/* return address at the first probed call */
 	__u64 handle;		/* library context pointer: GCM128_CONTEXT, hd... */
-	__u64 stack[];		/* nr_stack entries when RS_GCM_F_STACK */
+	__u64 stack[];		/* nr_stack entries when RS_GCM_F_STACK; a
+				 * struct rs_stack_copy when RS_GCM_F_STACK_COPY */
 };
 
 /* ---- RS_EV_RECLAIM ------------------------------------------------------- */

@@ -30,6 +30,13 @@ struct ringside_gcm_opts {
 	 * uprobe_multi (< 6.6), even where uprobe_multi exists. Slower to detach.
 	 */
 	bool perf_uprobes;
+	/*
+	 * With stacks: 0 walks frame pointers in the kernel (cheap, but stops at
+	 * code built without them); N copies N bytes of user stack (rounded up
+	 * to whole pages from the one sp is in, at most RS_STACK_WINDOW_MAX)
+	 * with the registers, for ringside_unwind().
+	 */
+	unsigned int stack_window;
 };
 
 /*

@@ -13,6 +13,8 @@
 #include "gcm_seq.h"
 
 const volatile bool want_stack = false;
+/* Nonzero: copy this many bytes of user stack for DWARF unwinding instead. */
+const volatile __u32 stack_window = 0;
 
 struct gcm_hkey {
 	__u32 tgid;
@@ -219,6 +221,37 @@ static __always_inline void count_total(const struct gcm_call *c, __u8 result, _
 	v->c[RS_GCM_TOTAL_LAT_SUM] += latency;
 }
 
+/* A load-time constant, whole pages: the verifier sees both uses as the same number. */
+static __always_inline __u32 window_bytes(void)
+{
+	return (stack_window < RS_STACK_WINDOW_MAX ? stack_window : RS_STACK_WINDOW_MAX) &
+	       ~(RS_STACK_PAGE - 1);
+}
+
+/*
+ * The registers and whole pages of stack from the one sp is in, upward, for
+ * unwinding in user space. Page by page: a shallow stack ends before the
+ * window does, and a read there faults; the pages read before it stand.
+ */
+static __always_inline void copy_stack(struct pt_regs *ctx, struct rs_stack_copy *sc)
+{
+	__u32 pages = window_bytes() / RS_STACK_PAGE;
+	__u64 sp = PT_REGS_SP(ctx), base = sp & ~(__u64)(RS_STACK_PAGE - 1);
+	__u32 i;
+
+	sc->ip = PT_REGS_IP(ctx);
+	sc->sp = sp;
+	sc->bp = PT_REGS_FP(ctx);
+	sc->start = base;
+	for (i = 0; i < RS_STACK_WINDOW_MAX / RS_STACK_PAGE; i++) {
+		if (i >= pages ||
+		    bpf_probe_read_user(sc->data + i * RS_STACK_PAGE, RS_STACK_PAGE,
+					(void *)(base + i * RS_STACK_PAGE)))
+			break;
+	}
+	sc->len = i * RS_STACK_PAGE;
+}
+
 static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 				 __u8 result, __s32 rc)
 {
@@ -229,6 +262,8 @@ static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 
 	if (want_stack)
 		size += RS_GCM_MAX_STACK * sizeof(__u64);
+	else if (stack_window)
+		size += sizeof(struct rs_stack_copy) + window_bytes();
 	ev = rs_reserve(size, RS_EV_GCM_OP);
 	if (!ev)
 		return;
@@ -253,6 +288,9 @@ static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 			ev->nr_stack = n / sizeof(__u64);
 			ev->flags |= RS_GCM_F_STACK;
 		}
+	} else if (stack_window) {
+		copy_stack(ctx, (struct rs_stack_copy *)ev->stack);
+		ev->flags |= RS_GCM_F_STACK_COPY;
 	}
 	rs_submit(ev, result == RS_GCM_TAG_FAIL);
 }

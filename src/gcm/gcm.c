@@ -18,6 +18,7 @@ struct rs_gcm {
 	struct gcm_libset set;
 	struct gcm_bpf *skel;
 	bool stacks;
+	unsigned int stack_window;	/* stacks copied for DWARF unwinding: bytes */
 	bool classic;		/* perf-event uprobes: the kernel lacks uprobe_multi */
 };
 
@@ -54,7 +55,8 @@ static int gcm_load(struct rs_collector *c)
 	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&g->skel->rodata->rs_filter);
 	if (err)
 		return err;
-	g->skel->rodata->want_stack = g->stacks;
+	g->skel->rodata->want_stack = g->stacks && !g->stack_window;
+	g->skel->rodata->stack_window = g->stacks ? g->stack_window : 0;
 	/* Load only the programs some library needs. */
 	bpf_object__for_each_program(p, g->skel->obj) {
 		const char *name = bpf_program__name(p);
@@ -280,6 +282,9 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 		g->stacks = opts->stacks;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, perf_uprobes) + sizeof(bool))
 		g->classic = opts->perf_uprobes;
+	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, stack_window) + sizeof(unsigned int))
+		g->stack_window = opts->stack_window > RS_STACK_WINDOW_MAX ? RS_STACK_WINDOW_MAX :
+				  (opts->stack_window + RS_STACK_PAGE - 1) & ~(RS_STACK_PAGE - 1u);
 	if (opts && opts->paths && opts->paths[0]) {
 		for (const char *const *p = opts->paths; *p && err >= 0; p++)
 			err = gcm_libset_add(&g->set, *p, RS_GCM_LIB_NONE);

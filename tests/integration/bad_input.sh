@@ -83,6 +83,9 @@ row unknown_command "unknown command 'bogus'" bogus
 row unknown_command_long "unknown command" "$long"
 row cleanup_argument "cleanup takes no arguments" cleanup extra
 row stacks_without_events "add --events" gcm --stacks
+row stacks_bad_mode "the mode is fp" gcm --events --stacks=frames
+row stack_window_too_small "give bytes from 4096" gcm --events --stacks=dwarf --stack-window 100
+row stack_window_without_dwarf "add --stacks=dwarf" gcm --events --stacks --stack-window 8192
 # Profile values
 row profile_swappiness_999 "bad --swappiness '999'" reclaim profile --cgroup /sys --swappiness 999
 row profile_swappiness_list "bad --swappiness '0,-1,abc'" reclaim profile --cgroup /sys --swappiness 0,-1,abc

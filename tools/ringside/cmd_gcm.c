@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "ringside/gcm.h"
 #include "ringside/resolve.h"
+#include "ringside/unwind.h"
 
 static const char gcm_usage[] =
 	"Usage: ringside gcm [OPTIONS]\n"
@@ -21,7 +22,14 @@ static const char gcm_usage[] =
 	"  -b, --binary PATH      probe this program (statically linked crypto; repeatable)\n"
 	"  -e, --events           print one line per message\n"
 	"  -H, --hist             print log2 histograms of message size and latency\n"
-	"  -s, --stacks           with --events: add the user stack (frame pointers)\n"
+	"  -s, --stacks[=MODE]    with --events: add the user stack. MODE fp (default):\n"
+	"                         the kernel walks frame pointers (cheap; stops at code\n"
+	"                         built without them, as Debian's crypto libraries are);\n"
+	"                         dwarf: copy the stack and unwind it with the files'\n"
+	"                         .eh_frame, like perf --call-graph dwarf\n"
+	"      --stack-window BYTES  dwarf mode: stack copied per record, whole 4 KiB\n"
+	"                         pages from the one sp is in (4096-16384, default\n"
+	"                         12288); frames beyond it are not shown\n"
 	"      --perf-uprobes     one perf-event uprobe per probe point (the pre-6.6 way)\n"
 	"                         instead of uprobe_multi links\n"
 	"\n"
@@ -38,6 +46,8 @@ struct gcm_cli {
 	const char *paths[64];
 	unsigned int nr_paths;
 	bool events, hist, stacks, perf_uprobes;
+	unsigned int stack_window;		/* 0: frame pointers; else dwarf, bytes */
+	struct ringside_unwinder *unwinder;
 	struct ringside_session *s;
 	struct ringside_gcm_agg *agg;		/* this interval */
 	struct ringside_gcm_agg *run;		/* the whole run */
@@ -55,8 +65,12 @@ static void json_lib(const struct gcm_cli *g, uint32_t lib_id)
 	ringside_json_string(stdout, lib ? lib->version : "");
 }
 
-/* "libcrypto.so.3+0x1234 CRYPTO_gcm128_tag+0x20", best effort. */
-static void format_addr(struct gcm_cli *g, pid_t pid, uint64_t addr, char *out, size_t len)
+/*
+ * "CRYPTO_gcm128_tag+0x20", or "libcrypto.so.3+0x1234" without a symbol;
+ * with_file adds " (libcrypto.so.3)" to a symbol, as stack frames show it.
+ */
+static void format_addr(struct gcm_cli *g, pid_t pid, uint64_t addr, char *out, size_t len,
+			bool with_file)
 {
 	struct ringside_sym sym;
 	const char *base;
@@ -68,7 +82,8 @@ static void format_addr(struct gcm_cli *g, pid_t pid, uint64_t addr, char *out, 
 	base = strrchr(sym.path, '/');
 	base = base ? base + 1 : sym.path;
 	if (sym.symbol)
-		snprintf(out, len, "%s+0x%llx", sym.symbol, (unsigned long long)sym.sym_offset);
+		snprintf(out, len, "%s+0x%llx%s%s%s", sym.symbol, (unsigned long long)sym.sym_offset,
+			 with_file ? " (" : "", with_file ? base : "", with_file ? ")" : "");
 	else
 		snprintf(out, len, "%s+0x%llx", base[0] ? base : "[anon]",
 			 (unsigned long long)sym.file_offset);
@@ -79,7 +94,7 @@ static void format_addr(struct gcm_cli *g, pid_t pid, uint64_t addr, char *out, 
  * pointers reused %rbp: from there on the "frames" are stack slots. A stack
  * is printed up to its first address outside executable code, never past.
  */
-static unsigned int code_frames(struct gcm_cli *g, pid_t pid, const __u64 *stack, unsigned int n)
+static unsigned int code_frames(struct gcm_cli *g, pid_t pid, const uint64_t *stack, unsigned int n)
 {
 	struct ringside_sym sym;
 
@@ -90,15 +105,36 @@ static unsigned int code_frames(struct gcm_cli *g, pid_t pid, const __u64 *stack
 	return n;
 }
 
+#define MAX_FRAMES 64
+
+/* The record's user stack as code addresses, innermost first: walked by the kernel or unwound here. */
+static unsigned int event_frames(struct gcm_cli *g, const struct rs_gcm_event *e, size_t size,
+				 uint64_t *frames)
+{
+	pid_t pid = (pid_t)e->hdr.tgid;
+	unsigned int n = 0;
+
+	if (e->flags & RS_GCM_F_STACK) {
+		n = e->nr_stack < MAX_FRAMES ? e->nr_stack : MAX_FRAMES;
+		if (sizeof(*e) + n * sizeof(e->stack[0]) > size)
+			n = 0;
+		memcpy(frames, e->stack, n * sizeof(frames[0]));
+	} else if ((e->flags & RS_GCM_F_STACK_COPY) && g->unwinder) {
+		int got = ringside_unwind(g->unwinder, pid, (const void *)e->stack, size - sizeof(*e),
+					  frames, MAX_FRAMES);
+
+		n = got > 0 ? (unsigned int)got : 0;
+	}
+	return code_frames(g, pid, frames, n);
+}
+
 static void print_event(struct gcm_cli *g, const struct rs_gcm_event *e, size_t size)
 {
 	char caller[512];
-	unsigned int nr_stack = (e->flags & RS_GCM_F_STACK) ? e->nr_stack : 0;
+	uint64_t stack[MAX_FRAMES];
+	unsigned int nr_stack = event_frames(g, e, size, stack);
 
-	if (sizeof(*e) + nr_stack * sizeof(e->stack[0]) > size)
-		nr_stack = 0;
-	nr_stack = code_frames(g, (pid_t)e->hdr.tgid, e->stack, nr_stack);
-	format_addr(g, (pid_t)e->hdr.tgid, e->caller, caller, sizeof(caller));
+	format_addr(g, (pid_t)e->hdr.tgid, e->caller, caller, sizeof(caller), false);
 	if (g->o.json) {
 		printf("{\"type\":\"%s\",\"ts_ns\":%llu,\"pid\":%u,\"tid\":%u,\"comm\":",
 		       e->result == RS_GCM_TAG_FAIL ? "gcm_tag_failure" : "gcm_op",
@@ -113,12 +149,14 @@ static void print_event(struct gcm_cli *g, const struct rs_gcm_event *e, size_t 
 		       (unsigned long long)e->payload_bytes, (unsigned long long)e->latency_ns,
 		       ringside_gcm_result_name(e->result), e->retval);
 		ringside_json_string(stdout, caller);
+		if ((e->flags & RS_GCM_F_STACK_COPY) && size >= sizeof(*e) + sizeof(struct rs_stack_copy))
+			printf(",\"stack_copied\":%u", ((const struct rs_stack_copy *)e->stack)->len);
 		if (nr_stack) {
 			fputs(",\"stack\":[", stdout);
 			for (unsigned int i = 0; i < nr_stack; i++) {
 				char frame[512];
 
-				format_addr(g, (pid_t)e->hdr.tgid, e->stack[i], frame, sizeof(frame));
+				format_addr(g, (pid_t)e->hdr.tgid, stack[i], frame, sizeof(frame), true);
 				if (i)
 					putchar(',');
 				ringside_json_string(stdout, frame);
@@ -135,7 +173,7 @@ static void print_event(struct gcm_cli *g, const struct rs_gcm_event *e, size_t 
 	for (unsigned int i = 0; i < nr_stack; i++) {
 		char frame[512];
 
-		format_addr(g, (pid_t)e->hdr.tgid, e->stack[i], frame, sizeof(frame));
+		format_addr(g, (pid_t)e->hdr.tgid, stack[i], frame, sizeof(frame), true);
 		printf("%20s#%-2u %s\n", "", i, frame);
 	}
 }
@@ -373,7 +411,8 @@ int cmd_gcm(int argc, char **argv)
 		{ "binary", required_argument, NULL, 'b' },
 		{ "events", no_argument, NULL, 'e' },
 		{ "hist", no_argument, NULL, 'H' },
-		{ "stacks", no_argument, NULL, 's' },
+		{ "stacks", optional_argument, NULL, 's' },
+		{ "stack-window", required_argument, NULL, 1101 },
 		{ "perf-uprobes", no_argument, NULL, 1100 },
 		CLI_COMMON_LONGOPTS,
 		{ 0 },
@@ -382,6 +421,8 @@ int cmd_gcm(int argc, char **argv)
 	struct ringside_gcm_opts go = { .sz = sizeof(go) };
 	struct ringside_resolver_opts ro = { .sz = sizeof(ro) };
 	struct cli_loop loop;
+	const char *stack_mode = NULL;
+	unsigned long long window = 0;
 	int opt, err, ret;
 
 	while ((opt = getopt_long(argc, argv, "l:b:eHs" CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
@@ -396,7 +437,17 @@ int cmd_gcm(int argc, char **argv)
 			break;
 		case 'e': g.events = true; break;
 		case 'H': g.hist = true; break;
-		case 's': g.stacks = true; break;
+		case 's':
+			g.stacks = true;
+			stack_mode = optarg;
+			break;
+		case 1101:
+			if (cli_parse_uint(optarg, RS_STACK_PAGE, RS_STACK_WINDOW_MAX, &window)) {
+				cli_err("--stack-window %s: give bytes from %d to %d", cli_quote(optarg),
+					RS_STACK_PAGE, RS_STACK_WINDOW_MAX);
+				return 2;
+			}
+			break;
 		case 1100: g.perf_uprobes = true; break;
 		case 'h': fputs(gcm_usage, stdout); return 0;
 		default:
@@ -415,12 +466,24 @@ int cmd_gcm(int argc, char **argv)
 		cli_err("--stacks shows stacks of --events lines: add --events");
 		return 2;
 	}
+	if (stack_mode && strcmp(stack_mode, "fp") && strcmp(stack_mode, "dwarf")) {
+		cli_err("--stacks=%s: the mode is fp (frame pointers) or dwarf (unwind with .eh_frame)",
+			stack_mode);
+		return 2;
+	}
+	if (window && !(stack_mode && !strcmp(stack_mode, "dwarf"))) {
+		cli_err("--stack-window sizes the copied stack of --stacks=dwarf: add --stacks=dwarf");
+		return 2;
+	}
+	if (stack_mode && !strcmp(stack_mode, "dwarf"))
+		g.stack_window = window ? (unsigned int)window : 3 * RS_STACK_PAGE;
 	if (cli_require_bpf())
 		return 1;
 	if (cli_session_open(&g.o, on_event, &g, &g.s))
 		return 1;
 	go.paths = g.nr_paths ? g.paths : NULL;
 	go.stacks = g.stacks;
+	go.stack_window = g.stack_window;
 	go.perf_uprobes = g.perf_uprobes;
 	ret = 1;
 	err = ringside_session_enable_gcm(g.s, &go);
@@ -430,7 +493,8 @@ int cmd_gcm(int argc, char **argv)
 	}
 	g.agg = ringside_gcm_agg_new();
 	g.run = ringside_gcm_agg_new();
-	if (!g.agg || !g.run || ringside_resolver_new(&ro, &g.resolver)) {
+	if (!g.agg || !g.run || ringside_resolver_new(&ro, &g.resolver) ||
+	    (g.stack_window && ringside_unwinder_new(&g.unwinder))) {
 		cli_err("out of memory");
 		goto out;
 	}
@@ -445,6 +509,7 @@ int cmd_gcm(int argc, char **argv)
 	ret = cli_run(&loop);
 out:
 	ringside_resolver_free(g.resolver);
+	ringside_unwinder_free(g.unwinder);
 	ringside_gcm_agg_free(g.agg);
 	ringside_gcm_agg_free(g.run);
 	ringside_session_close(g.s);
