@@ -10,7 +10,7 @@
 need_root gcm_stacks || exit 0
 tmp=$(mktemp -d)
 cp= rs=
-cleanup() { exec 9>&- 2>/dev/null; kill $cp $rs 2>/dev/null; wait 2>/dev/null; [ -n "$KEEP" ] && cp -r "$tmp" /tmp/keep; rm -rf "$tmp"; }
+cleanup() { exec 9>&- 2>/dev/null; kill $cp $rs 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 
 # stack_case LIB MODE: the chain's one traced seal, its record in $tmp/LIB.MODE.json
