@@ -83,8 +83,9 @@ $(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
 # ---- library ---------------------------------------------------------------
-# Every library object may include any skeleton; depfiles track the rest.
-$(OUT)/lib/%.o: src/%.c $(SKELS)
+# Skeletons exist before any object compiles; depfiles rebuild only the
+# objects that include a changed one.
+$(OUT)/lib/%.o: src/%.c | $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DRINGSIDE_BUILD -MMD -MP -c $< -o $@
 
@@ -139,7 +140,7 @@ FUZZ_OBJS   := $(patsubst src/%.c,$(FUZZ_OUT)/lib/%.o,$(LIB_SRCS)) $(FUZZ_OUT)/c
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRCS))
 
-$(FUZZ_OUT)/lib/%.o: src/%.c $(SKELS)
+$(FUZZ_OUT)/lib/%.o: src/%.c | $(SKELS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
 
@@ -195,7 +196,7 @@ bench: all $(BENCH_BINS) $(PROG_BINS)
 	@OUT=$(OUT) bench/run.sh
 
 # ---- kernel: the 6.1 test kernel under qemu (see kernel/ and README) ----------
-KERNEL_PKGS := linux-source-6.1 qemu-system-x86 busybox-static flex bison bc dwarves cpio libzstd-dev
+KERNEL_PKGS := linux-source-6.1 qemu-system-x86 busybox-static flex bison bc dwarves cpio libzstd-dev libbz2-dev
 
 kernel-deps:
 	@tools/deps.sh $(KERNEL_PKGS)

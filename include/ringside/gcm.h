@@ -69,25 +69,7 @@ const char *ringside_gcm_result_name(unsigned int result);	/* "ok", "tag-fail"..
  */
 const char *ringside_gcm_lib_blind_spot(unsigned int family);
 
-/*
- * How return probes reach the kernel on this machine: 1 when the uretprobe
- * syscall is used (Linux 6.11+, x86-64), 0 for the int3 trap; why gets one
- * line. *seccomp_safe says whether seccomp-filtered processes survive it.
- */
-int ringside_uretprobe_mechanism(bool *seccomp_safe, char *why, size_t len);
-
 /* ---- aggregation ------------------------------------------------------- */
-
-#define RINGSIDE_HIST_SLOTS 64
-
-/* log2 histogram: slot i counts values v with 2^(i-1) <= v < 2^i (slot 0: v == 0). */
-struct ringside_hist {
-	uint64_t slot[RINGSIDE_HIST_SLOTS];
-};
-unsigned int ringside_hist_slot(uint64_t v);
-/* Print bcc-style rows (range, count, bar); unit names the values ("bytes"). */
-void ringside_hist_print(const struct ringside_hist *h, const char *unit, FILE *out);
-void ringside_hist_json(const struct ringside_hist *h, FILE *out);
 
 struct ringside_gcm_row {
 	uint32_t tgid;

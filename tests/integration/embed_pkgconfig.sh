@@ -15,6 +15,10 @@ for f in usr/bin/ringside usr/lib/libringside.a usr/lib/libringside.so.0 usr/inc
 	[ -e "$stage/$f" ] || { fail install_layout "missing $f"; exit 0; }
 done
 pass install_layout
+# The shared library's ABI is its ringside_* functions: nothing else exported.
+others=$(nm -D --defined-only "$stage/usr/lib/libringside.so.0" | awk '$3 !~ /^ringside_/ { print $3 }')
+[ -z "$others" ] && pass so_exports_only_ringside ||
+	fail so_exports_only_ringside "$(echo $others | cut -c1-200)"
 
 export PKG_CONFIG_SYSROOT_DIR=$stage PKG_CONFIG_PATH=$stage/usr/lib/pkgconfig
 cflags=$(pkg-config --cflags ringside) && libs=$(pkg-config --libs ringside) || { fail pkgconfig "pkg-config failed"; exit 0; }

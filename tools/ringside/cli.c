@@ -212,12 +212,12 @@ int cli_common_opt(int opt, const char *arg, struct cli_opts *o)
 	switch (opt) {
 	case 'p':
 		return cli_parse_pid(arg, &o->pid, "process") ? -1 : 1;
-	case 1001:
+	case OPT_TID:
 		return cli_parse_pid(arg, &o->tid, "thread") ? -1 : 1;
-	case 1002:
+	case OPT_CGROUP:
 		o->cgroup = arg;
 		return 1;
-	case 1003:
+	case OPT_COMM:
 		if (strlen(arg) >= RS_COMM_LEN) {
 			cli_err("--comm '%s' is longer than the kernel's %d-byte comm", cli_quote(arg),
 				RS_COMM_LEN - 1);
@@ -225,7 +225,7 @@ int cli_common_opt(int opt, const char *arg, struct cli_opts *o)
 		}
 		o->comm = arg;
 		return 1;
-	case 1004:
+	case OPT_JSON:
 		o->json = true;
 		return 1;
 	case 'd':
@@ -234,13 +234,13 @@ int cli_common_opt(int opt, const char *arg, struct cli_opts *o)
 			return -1;
 		}
 		return 1;
-	case 1005:
+	case OPT_INTERVAL:
 		if (cli_parse_seconds(arg, &o->interval) || o->interval < 0.01) {
 			cli_err("--interval '%s' is not a number of seconds >= 0.01", cli_quote(arg));
 			return -1;
 		}
 		return 1;
-	case 1006:
+	case OPT_RINGBUF_SIZE:
 		if (cli_parse_size(arg, &size) || size < 4096 || (size & (size - 1)) ||
 		    size > (1ULL << 30)) {
 			cli_err("--ringbuf-size '%s' must be a power of two from 4K to 1G", cli_quote(arg));

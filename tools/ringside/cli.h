@@ -23,16 +23,31 @@ struct cli_opts {
 	size_t ringbuf_bytes;
 };
 
+/*
+ * getopt_long values of long options without a short letter: named, above
+ * any character, one list for the common and the per-command ones.
+ */
+enum cli_long_opt {
+	OPT_TID = 1000,
+	OPT_CGROUP,
+	OPT_COMM,
+	OPT_JSON,
+	OPT_INTERVAL,
+	OPT_RINGBUF_SIZE,
+	OPT_PERF_UPROBES,	/* gcm */
+	OPT_STACK_WINDOW,	/* gcm */
+};
+
 /* getopt_long entries every tracing subcommand accepts; ends with a zero entry. */
 #define CLI_COMMON_LONGOPTS                                            \
 	{ "pid", required_argument, NULL, 'p' },                       \
-	{ "tid", required_argument, NULL, 1001 },                      \
-	{ "cgroup", required_argument, NULL, 1002 },                   \
-	{ "comm", required_argument, NULL, 1003 },                     \
-	{ "json", no_argument, NULL, 1004 },                           \
+	{ "tid", required_argument, NULL, OPT_TID },                      \
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },                   \
+	{ "comm", required_argument, NULL, OPT_COMM },                     \
+	{ "json", no_argument, NULL, OPT_JSON },                           \
 	{ "duration", required_argument, NULL, 'd' },                  \
-	{ "interval", required_argument, NULL, 1005 },                 \
-	{ "ringbuf-size", required_argument, NULL, 1006 },             \
+	{ "interval", required_argument, NULL, OPT_INTERVAL },                 \
+	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF_SIZE },             \
 	{ "verbose", no_argument, NULL, 'v' },                         \
 	{ "help", no_argument, NULL, 'h' }
 #define CLI_COMMON_SHORTOPTS "p:d:vh"

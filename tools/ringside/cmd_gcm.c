@@ -412,8 +412,8 @@ int cmd_gcm(int argc, char **argv)
 		{ "events", no_argument, NULL, 'e' },
 		{ "hist", no_argument, NULL, 'H' },
 		{ "stacks", optional_argument, NULL, 's' },
-		{ "stack-window", required_argument, NULL, 1101 },
-		{ "perf-uprobes", no_argument, NULL, 1100 },
+		{ "stack-window", required_argument, NULL, OPT_STACK_WINDOW },
+		{ "perf-uprobes", no_argument, NULL, OPT_PERF_UPROBES },
 		CLI_COMMON_LONGOPTS,
 		{ 0 },
 	};
@@ -441,14 +441,14 @@ int cmd_gcm(int argc, char **argv)
 			g.stacks = true;
 			stack_mode = optarg;
 			break;
-		case 1101:
+		case OPT_STACK_WINDOW:
 			if (cli_parse_uint(optarg, RS_STACK_PAGE, RS_STACK_WINDOW_MAX, &window)) {
 				cli_err("--stack-window %s: give bytes from %d to %d", cli_quote(optarg),
 					RS_STACK_PAGE, RS_STACK_WINDOW_MAX);
 				return 2;
 			}
 			break;
-		case 1100: g.perf_uprobes = true; break;
+		case OPT_PERF_UPROBES: g.perf_uprobes = true; break;
 		case 'h': fputs(gcm_usage, stdout); return 0;
 		default:
 			ret = cli_common_opt(opt, optarg, &g.o);
