@@ -110,16 +110,61 @@ static int first_controller(const char *opts, char *out, size_t outlen)
 	return -ENOENT;
 }
 
+static int hierarchy_mount(const char *controller, char *mnt, size_t len);
+
+/* Any v1 hierarchy's mount under which rel names a directory. */
+struct rel_search {
+	const char *rel;
+	char *out;
+	size_t len;
+};
+
+static bool dir_under(const char *mnt, const char *rel, char *out, size_t len)
+{
+	struct stat st;
+
+	return snprintf(out, len, "%s%s", mnt, rel) < (int)len && !stat(out, &st) &&
+	       S_ISDIR(st.st_mode);
+}
+
+static int rel_match(void *ctx, const struct rs_mount_entry *m)
+{
+	struct rel_search *q = ctx;
+
+	return !strcmp(m->fstype, "cgroup") && dir_under(m->mp, q->rel, q->out, q->len);
+}
+
+/*
+ * A path as /proc/PID/cgroup shows it ("/a/b", relative to its hierarchy's
+ * root) to the directory: under the v2 mount, else the v1 memory
+ * controller's (ringside's domain), else any v1 hierarchy that has it.
+ */
+static int hierarchy_relative(const char *rel, char *out, size_t len)
+{
+	struct rel_search q = { rel, out, len };
+	char mnt[512];
+
+	if (!hierarchy_mount(NULL, mnt, sizeof(mnt)) && dir_under(mnt, rel, out, len))
+		return 0;
+	if (!hierarchy_mount("memory", mnt, sizeof(mnt)) && dir_under(mnt, rel, out, len))
+		return 0;
+	return rs_mountinfo_foreach(rel_match, &q) > 0 ? 0 : -ENOENT;
+}
+
 int rs_cgroup_resolve(const char *path, struct rs_cgroup_ref *out)
 {
-	char real[PATH_MAX], opts[512];
+	char real[PATH_MAX], opts[512], found[PATH_MAX];
 	struct statfs sfs;
 	struct stat st;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (!realpath(path, real))
-		return -errno;
+	if (!realpath(path, real)) {
+		err = -errno;
+		if (err != -ENOENT || path[0] != '/' || hierarchy_relative(path, found, sizeof(found)) ||
+		    !realpath(found, real))
+			return err;
+	}
 	if (statfs(real, &sfs) || stat(real, &st))
 		return -errno;
 	if (!S_ISDIR(st.st_mode) ||

@@ -16,8 +16,10 @@ struct rs_cgroup_ref {
 };
 
 /*
- * Resolve a cgroup directory. Returns 0, -RINGSIDE_ERR_NOTCGROUP when the
- * path is not a cgroup directory, or another negative errno.
+ * Resolve a cgroup directory: its path, or its path inside its hierarchy as
+ * /proc/PID/cgroup shows it ("/a/b": tried under the v2 mount, the v1 memory
+ * controller's, then any v1 hierarchy's). Returns 0, -RINGSIDE_ERR_NOTCGROUP
+ * when the path is not a cgroup directory, or another negative errno.
  */
 int rs_cgroup_resolve(const char *path, struct rs_cgroup_ref *out);
 

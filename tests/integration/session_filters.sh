@@ -43,22 +43,29 @@ mem_root=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ {print $2; exit}' /pro
 [ -z "$mem_root" ] && own=$(awk -F: '$1 == "0" {print $3}' /proc/self/cgroup) &&
 	mem_root=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
 cg="$mem_root$own/ringside-filter-$$"
-if mkdir "$cg"; then
-	inside=$(start_workload inside)
-	outside=$(start_workload outside)
+# cgroup_case NAME PATH: the filter named by PATH keeps the inside workload's records only.
+cgroup_case() {
+	local inside outside rs n_in n_out want
+	inside=$(start_workload "$1_inside")
+	outside=$(start_workload "$1_outside")
 	echo "$inside" >"$cg/cgroup.procs"
-	"$RINGSIDE" gcm --json --events --cgroup "$cg" >"$tmp/cg.json" 2>"$tmp/cg.err" &
+	"$RINGSIDE" gcm --json --events --cgroup "$2" >"$tmp/$1.json" 2>"$tmp/$1.err" &
 	rs=$!
-	wait_for "$tmp/cg.err" 'tracing AES-GCM'
-	run_workload "$inside" inside
-	run_workload "$outside" outside
+	wait_for "$tmp/$1.err" 'tracing AES-GCM' || { fail "$1" "did not start: $(tail -1 "$tmp/$1.err")"; kill "$rs"; return; }
+	run_workload "$inside" "$1_inside"
+	run_workload "$outside" "$1_outside"
 	# Every record was queued before the workload's call returned; the
 	# final drain at SIGINT reads them all.
 	kill -INT "$rs"; wait "$rs"
-	n_in=$(count_events "$tmp/cg.json" "$inside") n_out=$(count_events "$tmp/cg.json" "$outside")
-	want=$(expected_ops inside)
-	[ "$n_in" = "$want" ] && [ "$want" -gt 0 ] && [ "$n_out" = 0 ] && pass filter_cgroup_subtree ||
-		fail filter_cgroup_subtree "inside $n_in (want $want), outside $n_out (want 0): $(tail -1 "$tmp/cg.err")"
+	n_in=$(count_events "$tmp/$1.json" "$inside") n_out=$(count_events "$tmp/$1.json" "$outside")
+	want=$(expected_ops "$1_inside")
+	[ "$n_in" = "$want" ] && [ "$want" -gt 0 ] && [ "$n_out" = 0 ] && pass "$1" ||
+		fail "$1" "inside $n_in (want $want), outside $n_out (want 0): $(tail -1 "$tmp/$1.err")"
+}
+if mkdir "$cg"; then
+	cgroup_case filter_cgroup_subtree "$cg"
+	# The same cgroup as /proc/PID/cgroup shows it: its path inside the hierarchy.
+	cgroup_case filter_cgroup_hierarchy_path "${own%/}/ringside-filter-$$"
 else
 	fail filter_cgroup_subtree "cannot create a scratch cgroup under $mem_root$own"
 	cg=

@@ -304,7 +304,8 @@ int cli_session_open(const struct cli_opts *o, ringside_event_fn on_event, void 
 	/* With a --cgroup, what else fails here is resolving that path. */
 	if (o->cgroup && err != -ESRCH && err != -ENOMEM && err != -EINVAL)
 		cli_err("--cgroup %s: %s: give a cgroup directory (e.g. /sys/fs/cgroup/NAME, or "
-			"/sys/fs/cgroup/memory/NAME on v1)", cli_quote(o->cgroup),
+			"/sys/fs/cgroup/memory/NAME on v1) or a path as /proc/PID/cgroup shows it",
+			cli_quote(o->cgroup),
 			err == -RINGSIDE_ERR_NOTCGROUP ? "not a cgroup directory" : strerror(-err));
 	else if (err == -ESRCH && o->pid)
 		cli_err("no such process: PID %d", (int)o->pid);

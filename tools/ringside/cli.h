@@ -61,7 +61,8 @@ enum cli_long_opt {
 #define CLI_COMMON_HELP                                                                   \
 	"  -p, --pid PID          only this process\n"                                      \
 	"      --tid TID          only this thread\n"                                       \
-	"      --cgroup PATH      only tasks in this cgroup subtree (v1 or v2 path)\n"      \
+	"      --cgroup PATH      only tasks in this cgroup subtree: its directory, or its\n"   \
+	"                         path as /proc/PID/cgroup shows it (v1 or v2)\n"         \
 	"      --comm NAME        only tasks with this command name\n"                      \
 	CLI_COMMON_HELP_TAIL
 #define CLI_COMMON_HELP_TAIL                                                              \

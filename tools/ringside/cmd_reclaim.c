@@ -23,7 +23,8 @@ static const char reclaim_usage[] =
 	"  -e, --events           print every invocation\n"
 	"      --cgroup PATH      only reclaim targeting this cgroup subtree: a write to\n"
 	"                         one of its control files, or a charge by one of its\n"
-	"                         tasks (v1 or v2 path)\n"
+	"                         tasks (its directory, or its path as /proc/PID/cgroup\n"
+	"                         shows it; v1 or v2)\n"
 	"\n" CLI_COMMON_HELP_NO_CGROUP
 	"\n"
 	"profile: drive reclaim on a cgroup for each swappiness setting; see\n"
