@@ -162,6 +162,29 @@ static int push_probe(struct gcm_libset *set, const struct gcm_probe *p)
 	return 0;
 }
 
+/*
+ * Add probe p, moved to where the function's prologue makes the probe
+ * cheapest (probe_point.h), and count it (and its return probe) for lib.
+ */
+static int place_probe(struct gcm_libset *set, int fd, struct ringside_gcm_lib *lib,
+		       struct gcm_probe p)
+{
+	unsigned int count = 1 + (p.spec->ret_prog != NULL);
+	uint8_t code[16] = {};
+	struct rs_probe_point pp;
+	ssize_t n;
+
+	n = pread(fd, code, sizeof(code), (off_t)p.file_off);
+	pp = rs_probe_point_choose(code, n > 0 ? (size_t)n : 0);
+	p.file_off += pp.skip;
+	p.emulated = pp.emulated;
+	if (push_probe(set, &p))
+		return -ENOMEM;
+	lib->probes += count;
+	lib->stepped += pp.emulated ? 0 : count;
+	return 0;
+}
+
 /* Resolve every probe point of family f in st; fails naming missing required symbols. */
 static int resolve_family(struct gcm_libset *set, const char *path, int fd,
 			  const struct rs_symtab *st, const struct gcm_family *f,
@@ -174,9 +197,6 @@ static int resolve_family(struct gcm_libset *set, const char *path, int fd,
 		const struct gcm_probe_spec *spec = &f->specs[i];
 		struct gcm_probe p = { .lib_id = lib_id, .spec = spec };
 		uint64_t vaddr, size;
-		uint8_t code[16] = {};
-		struct rs_probe_point pp;
-		ssize_t n;
 
 		if (rs_symtab_find(st, spec->symbol, &vaddr, &size) ||
 		    rs_symtab_vaddr_to_offset(st, vaddr, &p.file_off)) {
@@ -188,14 +208,8 @@ static int resolve_family(struct gcm_libset *set, const char *path, int fd,
 			}
 			continue;
 		}
-		n = pread(fd, code, sizeof(code), (off_t)p.file_off);
-		pp = rs_probe_point_choose(code, n > 0 ? (size_t)n : 0);
-		p.file_off += pp.skip;
-		p.emulated = pp.emulated;
-		if (push_probe(set, &p))
+		if (place_probe(set, fd, lib, p))
 			return -ENOMEM;
-		lib->probes += 1 + (spec->ret_prog != NULL);
-		lib->stepped += pp.emulated ? 0 : 1 + (spec->ret_prog != NULL);
 	}
 	if (missing[0]) {
 		set->nr_probes = first;
@@ -205,28 +219,17 @@ static int resolve_family(struct gcm_libset *set, const char *path, int fd,
 	return 0;
 }
 
-/* One backend function: probed where its prologue allows, like the exported ones. */
+/* One backend function, at its ELF address. */
 static int push_backend_probe(struct gcm_libset *set, int fd, const struct rs_symtab *st,
 			      struct ringside_gcm_lib *lib, unsigned int lib_id, unsigned int idx,
 			      const struct gnutls_backend *b, const struct gcm_probe_spec *spec,
 			      uint64_t vaddr)
 {
 	struct gcm_probe p = { .lib_id = lib_id, .spec = spec, .backend = idx, .disc = b->disc };
-	uint8_t code[16] = {};
-	struct rs_probe_point pp;
-	ssize_t n;
 
 	if (rs_symtab_vaddr_to_offset(st, vaddr, &p.file_off))
 		return -ENOENT;
-	n = pread(fd, code, sizeof(code), (off_t)p.file_off);
-	pp = rs_probe_point_choose(code, n > 0 ? (size_t)n : 0);
-	p.file_off += pp.skip;
-	p.emulated = pp.emulated;
-	if (push_probe(set, &p))
-		return -ENOMEM;
-	lib->probes += 2;
-	lib->stepped += pp.emulated ? 0 : 2;
-	return 0;
+	return place_probe(set, fd, lib, p);
 }
 
 /*
