@@ -26,7 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -271,6 +273,13 @@ static void child_confine(const char *mask)
 	if (geteuid() == 0) {
 		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
 		    setresuid(65534, 65534, 65534))
+			_exit(126);
+	} else {
+		/* Not root but given CAP_BPF and friends: the library gets none of them. */
+		struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct none[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+
+		if (syscall(SYS_capset, &hdr, none))
 			_exit(126);
 	}
 	/* Dropping uid makes /proc/self root's; /proc/self/fd must stay ours. */
