@@ -243,6 +243,7 @@ static __always_inline void copy_stack(struct pt_regs *ctx, struct rs_stack_copy
 	sc->sp = sp;
 	sc->bp = PT_REGS_FP(ctx);
 	sc->start = base;
+	sc->pad = 0;
 	for (i = 0; i < RS_STACK_WINDOW_MAX / RS_STACK_PAGE; i++) {
 		if (i >= pages ||
 		    bpf_probe_read_user(sc->data + i * RS_STACK_PAGE, RS_STACK_PAGE,
