@@ -102,6 +102,12 @@ void ringside_session_detach(struct ringside_session *s);
 void ringside_session_close(struct ringside_session *s);
 /* Detail of the session's last failure, "" when none. */
 const char *ringside_session_errmsg(const struct ringside_session *s);
+/*
+ * Why the last ringside_session_open() in this thread failed, as one
+ * sentence naming the option and the fix; "" after a success. (There is no
+ * session to ask then.)
+ */
+const char *ringside_open_errmsg(void);
 /* Informational notes collectors produced while attaching (one per line). */
 const char *ringside_session_notes(const struct ringside_session *s);
 

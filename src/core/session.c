@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,25 @@ int ringside_session_target_check(struct ringside_session *s)
 	return 0;
 }
 
+/* ringside_session_open() has no session to keep its reason in: one per thread. */
+static __thread char open_errmsg[512];
+
+const char *ringside_open_errmsg(void)
+{
+	return open_errmsg;
+}
+
+static int open_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int open_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(open_errmsg, sizeof(open_errmsg), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
 int ringside_session_open(const struct ringside_session_opts *opts,
 			  struct ringside_session **out)
 {
@@ -77,17 +97,21 @@ int ringside_session_open(const struct ringside_session_opts *opts,
 	int err;
 
 	*out = NULL;
+	open_errmsg[0] = '\0';
 	if (!opts || opts->sz < offsetof(struct ringside_session_opts, ctx) + sizeof(void *))
-		return -EINVAL;
+		return open_fail(-EINVAL, "no session options, or options from another version: "
+				 "set opts.sz = sizeof(struct ringside_session_opts)");
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return -ENOMEM;
+		return open_fail(-ENOMEM, "out of memory");
 	memcpy(&s->opts, opts, sizeof(s->opts) < opts->sz ? sizeof(s->opts) : opts->sz);
 	if (!s->opts.ringbuf_bytes)
 		s->opts.ringbuf_bytes = RS_DEFAULT_RINGBUF;
 	if (!is_pow2(s->opts.ringbuf_bytes) || s->opts.ringbuf_bytes < (size_t)page) {
+		err = open_fail(-EINVAL, "ring buffer of %zu bytes: give a power of two of at least "
+				"%ld bytes (a page)", s->opts.ringbuf_bytes, page);
 		free(s);
-		return -EINVAL;
+		return err;
 	}
 	s->filter.tgid = opts->pid > 0 ? (__u32)opts->pid : 0;
 	s->filter.tid = opts->tid > 0 ? (__u32)opts->tid : 0;
@@ -102,7 +126,9 @@ int ringside_session_open(const struct ringside_session_opts *opts,
 		err = rs_cgroup_resolve(opts->cgroup_path, &ref);
 		if (err) {
 			free(s);
-			return err;
+			return open_fail(err, "cgroup %s: %s: give a cgroup directory or its path as "
+					 "/proc/PID/cgroup shows it", opts->cgroup_path,
+					 ringside_strerror(err));
 		}
 		s->filter.cgroup_id = ref.id;
 		s->filter.cgroup_ssid = ref.ssid;
@@ -115,7 +141,8 @@ int ringside_session_open(const struct ringside_session_opts *opts,
 		if (err) {
 			free(s->cgroup_path);
 			free(s);
-			return err;
+			return open_fail(err, "PID %d: %s", (int)opts->pid,
+					 err == -ESRCH ? "no such process" : ringside_strerror(err));
 		}
 	}
 	/* Don't keep pointers into the caller's memory. */

@@ -310,7 +310,8 @@ int cli_session_open(const struct cli_opts *o, ringside_event_fn on_event, void 
 	else if (err == -ESRCH && o->pid)
 		cli_err("no such process: PID %d", (int)o->pid);
 	else
-		cli_err("cannot start: %s", ringside_strerror(err));
+		cli_err("cannot start: %s", ringside_open_errmsg()[0] ? ringside_open_errmsg() :
+					    ringside_strerror(err));
 	return 1;
 }
 
