@@ -518,11 +518,10 @@ struct {
 	__type(value, struct rs_gcm_backend);
 } gnutls_backends SEC(".maps");
 
-static __always_inline struct rs_gcm_backend *gnutls_backend_of(void *ctx)
+/* Backend idx of the probed library (the cookie's low half); NULL out of range. */
+static __always_inline struct rs_gcm_backend *gnutls_backend_at(void *ctx, __u32 idx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u32 lib_id = (__u32)cookie, idx = (__u32)(cookie >> 32);
-	__u32 slot;
+	__u32 lib_id = (__u32)bpf_get_attach_cookie(ctx), slot;
 
 	if (lib_id >= RS_GCM_BACKEND_LIBS || idx >= RS_GCM_BACKENDS_PER_LIB)
 		return NULL;
@@ -536,12 +535,8 @@ static __always_inline struct rs_gcm_backend *gnutls_backend_of(void *ctx)
  */
 static __always_inline bool gnutls_backend_traced(void *ctx)
 {
-	__u32 slot = (__u32)bpf_get_attach_cookie(ctx) * RS_GCM_BACKENDS_PER_LIB;
-	struct rs_gcm_backend *b;
+	struct rs_gcm_backend *b = gnutls_backend_at(ctx, 0);
 
-	if ((__u32)bpf_get_attach_cookie(ctx) >= RS_GCM_BACKEND_LIBS)
-		return false;
-	b = bpf_map_lookup_elem(&gnutls_backends, &slot);
 	return b && b->in_use;
 }
 
@@ -638,6 +633,12 @@ int BPF_KPROBE(gcm_gnutls_aead_encrypt, void *hd, void *nonce, __u64 nonce_len, 
 			     stack_arg(ctx, 2), true);
 }
 
+/* An open's payload: its input holds the tag after the data. */
+static __always_inline __u64 sans_tag(__u64 len, __u64 tag_size)
+{
+	return len > tag_size ? len - tag_size : 0;
+}
+
 /* (hd, nonce, nonce_len, auth, auth_len, tag_size, ctext, ctext_len, ptext, ptext_len *) */
 SEC("uprobe")
 int BPF_KPROBE(gcm_gnutls_aead_decrypt, void *hd, void *nonce, __u64 nonce_len, void *auth,
@@ -647,7 +648,7 @@ int BPF_KPROBE(gcm_gnutls_aead_decrypt, void *hd, void *nonce, __u64 nonce_len, 
 	__u64 ctext_len = stack_arg(ctx, 2);
 
 	return oneshot_enter(ctx, (__u64)hd, RS_GCM_LIB_GNUTLS, RS_GCM_OPEN, auth_len,
-			     ctext_len > tag_size ? ctext_len - tag_size : 0, true);
+			     sans_tag(ctext_len, tag_size), true);
 }
 
 /* (hd, nonce, nonce_len, auth_iov, auth_iovcnt, tag_size, iov, iovcnt, ctext, ctext_len *) */
@@ -709,7 +710,8 @@ static __always_inline int gnutls_backend_enter(struct pt_regs *ctx, __u8 dir)
 		c->depth++;
 		return 0;
 	}
-	b = gnutls_backend_of(ctx);
+	/* A backend probe's cookie carries which backend in its high half. */
+	b = gnutls_backend_at(ctx, (__u32)(bpf_get_attach_cookie(ctx) >> 32));
 	if (!b || !b->in_use)
 		return 0;
 	if (b->known) {
@@ -730,7 +732,7 @@ static __always_inline int gnutls_backend_enter(struct pt_regs *ctx, __u8 dir)
 	msg_begin(ctx, &m);
 	m.dir = dir;
 	m.aad = PT_REGS_PARM5(ctx);
-	m.payload = dir == RS_GCM_OPEN ? (in_len > tag_size ? in_len - tag_size : 0) : in_len;
+	m.payload = dir == RS_GCM_OPEN ? sans_tag(in_len, tag_size) : in_len;
 	call_park(ctx, &m, bctx, 0, RS_GCM_LIB_GNUTLS, GCM_CALL_ONESHOT);
 	return 0;
 }

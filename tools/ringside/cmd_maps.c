@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
-#include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,27 +37,6 @@ void cli_perms(uint32_t flags, char out[5])
 	out[2] = flags & RINGSIDE_VMA_EXEC ? 'x' : '-';
 	out[3] = flags & RINGSIDE_VMA_SHARED ? 's' : 'p';
 	out[4] = '\0';
-}
-
-/*
- * Still running (not a zombie)? A maps file opened just before the process
- * exec'd reads empty, as for an exited one: such a process is asked again.
- */
-static bool running(pid_t pid)
-{
-	char path[64], buf[512], *close_paren;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	close_paren = strrchr(buf, ')');
-	return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' && close_paren[2] != 'X';
 }
 
 static int print_vma(void *arg, const struct ringside_vma *v)
@@ -127,7 +104,11 @@ int cmd_maps(int argc, char **argv)
 			err = ringside_procmaps_foreach(pm, flags, print_vma, &ctx);
 			ringside_procmaps_close(pm);
 		}
-		if (err != -ESRCH || !running(pid))
+		/*
+		 * A maps file opened just before the process exec'd reads empty, as an
+		 * exited one's does: a process still running is asked again.
+		 */
+		if (err != -ESRCH || ringside_proc_check(pid))
 			break;
 	}
 	if (err) {
