@@ -22,9 +22,10 @@ AR        ?= ar
 PKG_CONFIG?= pkg-config
 
 # Debian packages the build, the tests and the demo need (make deps).
-DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev pkg-config make gcc
+DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libcapstone-dev zlib1g-dev pkg-config make gcc
 DEB_TEST  := libssl-dev libgnutls28-dev libgcrypt20-dev openssl btrfs-progs bpftrace \
-             util-linux procps kmod python3 libclang-rt-14-dev gnutls-bin nettle-dev
+             util-linux procps kmod python3 libclang-rt-14-dev gnutls-bin nettle-dev \
+             golang-go
 DEB_PKGS  := $(DEB_BUILD) $(DEB_TEST)
 
 ifeq ($(SAN),1)
@@ -40,7 +41,7 @@ CFLAGS    ?= -O2 -g
 SRC_DIRS  := $(sort $(dir $(wildcard src/*/*.c)))
 SRC_INC   := $(patsubst %/,-I%,$(SRC_DIRS))
 ALL_CFLAGS:= -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -I$(OUT) $(SRC_INC)
-LDLIBS    := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -ldw -lelf -lz
+LDLIBS    := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -ldw -lelf -lcapstone -lz
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 BPF_SRCS  := $(wildcard src/*/*.bpf.c)
@@ -55,7 +56,8 @@ CLI_OBJS  := $(patsubst tools/ringside/%.c,$(OUT)/cli/%.o,$(CLI_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 PROG_SRCS := $(wildcard tests/progs/*.c)
-PROG_BINS := $(patsubst tests/progs/%.c,$(OUT)/tests/progs/%,$(PROG_SRCS))
+PROG_BINS := $(patsubst tests/progs/%.c,$(OUT)/tests/progs/%,$(PROG_SRCS)) \
+             $(OUT)/tests/progs/gcm_go $(OUT)/tests/progs/gcm_go_stripped $(OUT)/tests/progs/nogcm_go
 BENCH_SRCS:= $(wildcard bench/*.c)
 BENCH_BINS:= $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 
@@ -126,6 +128,17 @@ PROG_FLAGS_uretprobe_check := -mno-red-zone
 $(OUT)/tests/progs/%: tests/progs/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer $(PROG_FLAGS_$*) -o $@ $< $(PROG_LIBS_$*) -ldl -lpthread
+
+# The Go workload: built with Debian's Go toolchain (statically linked, like
+# the Go programs ringside meets), once with symbols and once stripped.
+GO_ENV := GOCACHE=$(abspath $(OUT))/go-cache GOPATH=$(abspath $(OUT))/go-path GO111MODULE=off \
+          CGO_ENABLED=0 GOFLAGS=
+$(OUT)/tests/progs/%_go: tests/progs/go/%_go.go
+	@mkdir -p $(@D)
+	$(GO_ENV) go build -o $@ $<
+$(OUT)/tests/progs/gcm_go_stripped: tests/progs/go/gcm_go.go
+	@mkdir -p $(@D)
+	$(GO_ENV) go build -ldflags='-s -w' -o $@ $<
 
 # ---- fuzzing: libFuzzer (clang) with ASan+UBSan over the whole library --------
 # Targets are tests/fuzz/fuzz_NAME.c; seeds (and every crash ever found, as

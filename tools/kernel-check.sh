@@ -81,7 +81,7 @@ initramfs() {
 	cp "$(command -v busybox)" "$dir/bin/busybox"
 	ln -s busybox "$dir/bin/sh"	# /init's interpreter; it installs the rest
 	$static -o "$dir/bin/ringside" "$root/$OUT"/cli/*.o "$root/$OUT/libringside.a" \
-		-lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -lm 2>"$work/static.log" || { cat "$work/static.log"; die "static link failed"; }
+		-lbpf -ldw -lelf -lcapstone -lz -llzma -lbz2 -lzstd -lm 2>"$work/static.log" || { cat "$work/static.log"; die "static link failed"; }
 	$static -o "$dir/bin/procmap_check" "$root/tests/progs/procmap_check.c"
 	$static -mno-red-zone -o "$dir/bin/uretprobe_check" "$root/tests/progs/uretprobe_check.c"
 	cp "$root/tests/progs/uretprobe_run.sh" "$dir/bin/uretprobe_run.sh"

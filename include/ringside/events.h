@@ -48,6 +48,7 @@ enum rs_gcm_lib {
 	RS_GCM_LIB_GNUTLS = 2,	/* gnutls_aead_cipher_* and gnutls_cipher_* */
 	RS_GCM_LIB_GCRYPT = 3,	/* gcry_cipher_* on a GCM handle */
 	RS_GCM_LIB_NETTLE = 4,	/* nettle_gcm_aes{,128,192,256}_* */
+	RS_GCM_LIB_GO = 5,	/* a Go program's crypto/aes and crypto/cipher */
 	RS_GCM_LIB_MAX
 };
 
@@ -286,6 +287,33 @@ struct rs_gcm_backend {
 	__u8 known;		/* 0: no discriminator: key size unknown */
 	__u8 pad[2];
 	__s32 value[3];		/* the int for AES-128, -192, -256 */
+};
+
+/*
+ * A Go program's AES-GCM functions (src/gcm/go_gcm.c), indexed by lib_id in
+ * the go_bins map. Entry probes carry the function's kind in the attach
+ * cookie's high half; results come from plain uprobes on every RET of the
+ * function, matched to their entry by goroutine (R14 holds g in Go's
+ * register ABI), since Go cannot take a uretprobe.
+ */
+enum rs_gcm_go_kind {
+	RS_GCM_GO_ASM_SEAL = 0,		/* crypto/aes.(*gcmAsm).Seal: AES-NI + PCLMULQDQ */
+	RS_GCM_GO_ASM_OPEN,
+	RS_GCM_GO_GENERIC_SEAL,		/* crypto/cipher.(*gcm).Seal on any cipher.Block */
+	RS_GCM_GO_GENERIC_OPEN,
+	RS_GCM_GO_KINDS
+};
+
+#define RS_GCM_GO_BINS 256
+struct rs_gcm_go {
+	__u64 entry_vaddr[RS_GCM_GO_KINDS];	/* ELF address of each entry probe (0: absent) */
+	__u64 aes_block_method;	/* generic path: first method of crypto/aes's Block, ELF address */
+	__u16 asm_ks_len;	/* gcmAsm: offset of len(ks), the round-key words */
+	__u16 asm_tag_size;	/* gcmAsm: offset of tagSize */
+	__u16 gen_tag_size;	/* gcm: offset of tagSize */
+	__u16 gen_key_words;	/* AES Block (generic): offset of its round-key word count; 0: unknown */
+	__u32 in_use;
+	__u32 pad;
 };
 
 /* Reclaim totals: k1/k2 the target cgroup id (low/high 32 bits), tgid 0. */

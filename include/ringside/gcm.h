@@ -53,7 +53,16 @@ struct ringside_gcm_lib {
 	unsigned int probes;	/* probe points attached */
 	unsigned int stepped;	/* of which the kernel must single-step (slow) */
 	char not_seen[256];	/* what in this file cannot be traced, and why; "" if nothing */
+	char entries[256];	/* Go programs: the AES-GCM functions probed; "" otherwise */
 };
+
+/*
+ * Programs found but not traced (a Go program of a release ringside's table
+ * does not cover, one without AES-GCM code...): one sentence each, naming
+ * the file and the reason. Counted from 0 to ringside_gcm_nr_skipped().
+ */
+unsigned int ringside_gcm_nr_skipped(const struct ringside_session *s);
+const char *ringside_gcm_skipped(const struct ringside_session *s, unsigned int i);
 
 /* The libraries the collector probes; lib_id of a record indexes them. */
 unsigned int ringside_gcm_nr_libs(const struct ringside_session *s);

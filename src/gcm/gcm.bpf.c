@@ -1049,3 +1049,136 @@ int BPF_KRETPROBE(gcm_gcry_tag_ret, long rc)
 			  (int)rc);
 	return 0;
 }
+
+/* ---- Go: crypto/aes and crypto/cipher, statically linked ----------------- */
+
+/* Each traced Go program's layout (go_gcm.c), by lib_id, filled before attach. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RS_GCM_GO_BINS);
+	__type(key, __u32);
+	__type(value, struct rs_gcm_go);
+} go_bins SEC(".maps");
+
+/*
+ * A Go call between its entry and its RET, by goroutine: a goroutine can
+ * move to another thread inside the call, and the same thread runs many
+ * goroutines. LRU: a call that panics never reaches its RET.
+ */
+struct go_call_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 g;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct go_call_key);
+	__type(value, struct gcm_call);
+} go_calls SEC(".maps");
+
+/* The current goroutine: ABIInternal keeps g in R14 at entry and at every RET. */
+static __always_inline struct go_call_key go_key(struct pt_regs *ctx)
+{
+	struct go_call_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .g = ctx->r14 };
+
+	return k;
+}
+
+/* AES expands a 128/192/256-bit key to 44/52/60 round-key words. */
+static __always_inline __u16 go_key_bits(__u64 words)
+{
+	return words == 44 ? 128 : words == 52 ? 192 : words == 60 ? 256 : 0;
+}
+
+/* Set at entry when a ciphertext is shorter than its tag: Open fails without a tag check. */
+#define GO_CALL_SHORT 1
+
+static __always_inline __u64 user_u64(__u64 addr)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_user(&v, sizeof(v), (void *)addr);
+	return v;
+}
+
+/*
+ * Seal(dst, nonce, plaintext, data) / Open(dst, nonce, ciphertext, data):
+ * the receiver is in RAX; plaintext/ciphertext and data are the 1st and 2nd
+ * stack-passed slices (pointer, length, capacity), above the return address.
+ */
+static __always_inline int go_enter(struct pt_regs *ctx, __u8 dir)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx), recv = ctx->ax, words, tag, text;
+	__u32 lib_id = (__u32)cookie, kind = (__u32)(cookie >> 32);
+	struct go_call_key k = go_key(ctx);
+	struct gcm_call c = {};
+	struct rs_gcm_go *t;
+
+	if (!rs_filter_pass())
+		return 0;
+	t = bpf_map_lookup_elem(&go_bins, &lib_id);
+	if (!t || !t->in_use || kind >= RS_GCM_GO_KINDS)
+		return 0;
+	if (kind == RS_GCM_GO_ASM_SEAL || kind == RS_GCM_GO_ASM_OPEN) {
+		words = user_u64(recv + t->asm_ks_len);
+		tag = user_u64(recv + t->asm_tag_size);
+	} else {
+		/* gcm.cipher is an interface: itab, then the Block's data pointer. */
+		__u64 itab = user_u64(recv), data = user_u64(recv + 8);
+		__u64 bias = PT_REGS_IP(ctx) - t->entry_vaddr[kind & 3];
+
+		/* Another block cipher in GCM mode is not AES-GCM: not counted. */
+		if (user_u64(itab + 24) - bias != t->aes_block_method)
+			return 0;
+		words = t->gen_key_words ? user_u64(data + t->gen_key_words) : 0;
+		tag = user_u64(recv + t->gen_tag_size);
+	}
+	text = stack_arg(ctx, 2);
+	c.m.start_ns = bpf_ktime_get_ns();
+	c.m.caller = return_address(ctx);
+	c.m.aad = stack_arg(ctx, 5);
+	c.m.dir = dir;
+	c.m.key_bits = go_key_bits(words);
+	c.m.flags = c.m.key_bits ? 0 : RS_GCM_F_KEY_UNKNOWN;
+	c.m.payload = dir == RS_GCM_OPEN ? sans_tag(text, tag) : text;
+	c.end_call = dir == RS_GCM_OPEN && text < tag ? GO_CALL_SHORT : 0;
+	c.handle = recv;
+	c.lib_id = lib_id;
+	c.lib = RS_GCM_LIB_GO;
+	c.kind = GCM_CALL_ONESHOT;
+	/* A stack growth re-enters the function from its start: the same call again. */
+	bpf_map_update_elem(&go_calls, &k, &c, BPF_ANY);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_go_seal)
+{
+	return go_enter(ctx, RS_GCM_SEAL);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_go_open)
+{
+	return go_enter(ctx, RS_GCM_OPEN);
+}
+
+/* On a RET of a probed function. Open's error result: its type word in RDI. */
+SEC("uprobe")
+int BPF_KPROBE(gcm_go_ret)
+{
+	struct go_call_key k = go_key(ctx);
+	struct gcm_call *c = bpf_map_lookup_elem(&go_calls, &k);
+	bool failed;
+	__u8 result;
+
+	if (!c)
+		return 0;
+	failed = c->m.dir == RS_GCM_OPEN && ctx->di;
+	result = !failed ? RS_GCM_OK : c->end_call == GO_CALL_SHORT ? RS_GCM_ERROR : RS_GCM_TAG_FAIL;
+	emit(ctx, c, result, failed ? -1 : 0);
+	bpf_map_delete_elem(&go_calls, &k);
+	return 0;
+}

@@ -193,6 +193,17 @@ static int fill_backends(struct rs_gcm *g)
 	return 0;
 }
 
+/* Tell the Go programs' probes where each traced Go program keeps what they read. */
+static int fill_go(struct rs_gcm *g)
+{
+	int fd = bpf_map__fd(g->skel->maps.go_bins);
+
+	for (__u32 i = 0; i < g->set.nr_libs && i < RS_GCM_GO_BINS; i++)
+		if (g->set.go[i].in_use && bpf_map_update_elem(fd, &i, &g->set.go[i], BPF_ANY))
+			return -errno;
+	return 0;
+}
+
 static int gcm_attach(struct rs_collector *c)
 {
 	struct rs_gcm *g = c->priv;
@@ -201,6 +212,10 @@ static int gcm_attach(struct rs_collector *c)
 	err = fill_backends(g);
 	if (err)
 		return rs_fail(c->s, err, "gcm: cannot set up the GnuTLS backend table: %s",
+			       ringside_strerror(err));
+	err = fill_go(g);
+	if (err)
+		return rs_fail(c->s, err, "gcm: cannot set up the Go program table: %s",
 			       ringside_strerror(err));
 
 	if (!g->classic) {
@@ -234,6 +249,8 @@ notes:
 		rs_note(c->s, "gcm: %s %s: %s, %u probes%s", ringside_gcm_lib_name(lib->family),
 			lib->version[0] ? lib->version : "(version unknown)", lib->path, lib->probes,
 			lib->stepped ? " (some single-stepped: slower)" : "");
+		if (lib->entries[0])
+			rs_note(c->s, "gcm: %s: probed %s", lib->path, lib->entries);
 	}
 	for (unsigned int i = 0; i < g->set.nr_probes; i++) {
 		const struct gcm_probe *p = &g->set.probes[i];
@@ -399,6 +416,20 @@ unsigned int ringside_gcm_nr_libs(const struct ringside_session *s)
 	return g ? g->set.nr_libs : 0;
 }
 
+unsigned int ringside_gcm_nr_skipped(const struct ringside_session *s)
+{
+	const struct rs_gcm *g = gcm_of(s);
+
+	return g ? g->set.nr_skipped : 0;
+}
+
+const char *ringside_gcm_skipped(const struct ringside_session *s, unsigned int i)
+{
+	const struct rs_gcm *g = gcm_of(s);
+
+	return g && i < g->set.nr_skipped ? g->set.skipped[i] : NULL;
+}
+
 const struct ringside_gcm_lib *ringside_gcm_lib(const struct ringside_session *s, unsigned int lib_id)
 {
 	const struct rs_gcm *g = gcm_of(s);
@@ -414,6 +445,7 @@ const char *ringside_gcm_lib_name(unsigned int family)
 		[RS_GCM_LIB_GNUTLS] = "gnutls",
 		[RS_GCM_LIB_GCRYPT] = "libgcrypt",
 		[RS_GCM_LIB_NETTLE] = "nettle",
+		[RS_GCM_LIB_GO] = "go",
 	};
 	return family < RS_GCM_LIB_MAX ? names[family] : "?";
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <elf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 
 #include "gcm_libs.h"
 #include "gnutls_backend.h"
+#include "gobin.h"
 #include "probe_point.h"
 #include "symtab.h"
 #include "ringside/procmaps.h"
@@ -166,8 +168,8 @@ static int push_probe(struct gcm_libset *set, const struct gcm_probe *p)
  * Add probe p, moved to where the function's prologue makes the probe
  * cheapest (probe_point.h), and count it (and its return probe) for lib.
  */
-static int place_probe(struct gcm_libset *set, int fd, struct ringside_gcm_lib *lib,
-		       struct gcm_probe p)
+int gcm_libset_place_probe(struct gcm_libset *set, int fd, struct ringside_gcm_lib *lib,
+			   struct gcm_probe p)
 {
 	unsigned int count = 1 + (p.spec->ret_prog != NULL);
 	uint8_t code[16] = {};
@@ -182,6 +184,16 @@ static int place_probe(struct gcm_libset *set, int fd, struct ringside_gcm_lib *
 		return -ENOMEM;
 	lib->probes += count;
 	lib->stepped += pp.emulated ? 0 : count;
+	return 0;
+}
+
+int gcm_libset_push_exact_probe(struct gcm_libset *set, struct ringside_gcm_lib *lib,
+				struct gcm_probe p)
+{
+	if (push_probe(set, &p))
+		return -ENOMEM;
+	lib->probes++;
+	lib->stepped++;
 	return 0;
 }
 
@@ -208,7 +220,7 @@ static int resolve_family(struct gcm_libset *set, const char *path, int fd,
 			}
 			continue;
 		}
-		if (place_probe(set, fd, lib, p))
+		if (gcm_libset_place_probe(set, fd, lib, p))
 			return -ENOMEM;
 	}
 	if (missing[0]) {
@@ -229,7 +241,7 @@ static int push_backend_probe(struct gcm_libset *set, int fd, const struct rs_sy
 
 	if (rs_symtab_vaddr_to_offset(st, vaddr, &p.file_off))
 		return -ENOENT;
-	return place_probe(set, fd, lib, p);
+	return gcm_libset_place_probe(set, fd, lib, p);
 }
 
 /*
@@ -298,9 +310,77 @@ static int elf_kind_err(struct gcm_libset *set, int fd, const char *shown)
 	return 0;
 }
 
+/* Room for one more library, zeroed; it counts once commit_lib() is called. */
+static struct ringside_gcm_lib *new_lib(struct gcm_libset *set, enum rs_gcm_lib family, const char *path)
+{
+	size_t n = set->nr_libs + 1;
+	struct ringside_gcm_lib *nl = realloc(set->libs, n * sizeof(*nl));
+	struct rs_gcm_go *ng;
+
+	if (!nl)
+		return NULL;
+	set->libs = nl;
+	ng = realloc(set->go, n * sizeof(*ng));
+	if (!ng)
+		return NULL;
+	set->go = ng;
+	if (!(set->devs = realloc(set->devs, n * sizeof(dev_t))) ||
+	    !(set->inos = realloc(set->inos, n * sizeof(ino_t))))
+		return NULL;
+	memset(&set->go[set->nr_libs], 0, sizeof(*ng));
+	nl = &set->libs[set->nr_libs];
+	memset(nl, 0, sizeof(*nl));
+	nl->family = family;
+	snprintf(nl->path, sizeof(nl->path), "%s", path);
+	return nl;
+}
+
+static void commit_lib(struct gcm_libset *set, const struct stat *sb)
+{
+	set->devs[set->nr_libs] = sb->st_dev;
+	set->inos[set->nr_libs] = sb->st_ino;
+	set->nr_libs++;
+}
+
+/*
+ * A Go program: its AES-GCM functions from Go's own function table.
+ * -ENOEXEC when the file is no Go program (the caller reads its symbols).
+ */
+static int add_go_program(struct gcm_libset *set, int fd, const char *path, const char *shown,
+			  const struct stat *sb)
+{
+	struct ringside_gcm_lib *lib;
+	struct rs_gobin *gb;
+	char why[400];
+	int err;
+
+	err = rs_gobin_load_fd(fd, &gb, why, sizeof(why));
+	if (err == -ENOEXEC)
+		return err;
+	if (err)
+		return set_err(set, err == -ENOMEM ? err : -RINGSIDE_ERR_NOSYM, "%s: a Go program ringside "
+			       "cannot trace: %s", shown, why[0] ? why : strerror(-err));
+	if (set->nr_libs >= RS_GCM_GO_BINS) {
+		rs_gobin_free(gb);
+		return set_err(set, -E2BIG, "%s: more than %d programs and libraries to trace: name "
+			       "fewer with --binary, -p or --comm", shown, RS_GCM_GO_BINS);
+	}
+	lib = new_lib(set, RS_GCM_LIB_GO, path);
+	if (!lib) {
+		rs_gobin_free(gb);
+		return -ENOMEM;
+	}
+	err = go_gcm_resolve(set, fd, gb, lib, set->nr_libs, &set->go[set->nr_libs], why, sizeof(why));
+	rs_gobin_free(gb);
+	if (err)
+		return set_err(set, err, "%s: %s", shown, why);
+	commit_lib(set, sb);
+	return 1;
+}
+
 int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib want)
 {
-	struct ringside_gcm_lib *lib, *nl;
+	struct ringside_gcm_lib *lib;
 	const struct gcm_family *f;
 	struct rs_symtab *st = NULL;
 	struct stat sb;
@@ -332,6 +412,14 @@ int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib wan
 			return 0;
 		}
 	}
+	if (want == RS_GCM_LIB_NONE || want == RS_GCM_LIB_GO) {
+		err = add_go_program(set, fd, path, shown, &sb);
+		/* Not Go: asked for a Go program only, nothing to say. */
+		if (err != -ENOEXEC || want == RS_GCM_LIB_GO) {
+			close(fd);
+			return err;
+		}
+	}
 	err = rs_symtab_load_fd(fd, NULL, &st);
 	if (err) {
 		close(fd);
@@ -346,22 +434,15 @@ int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib wan
 		return set_err(set, -RINGSIDE_ERR_NOSYM,
 			       "%s: no AES-GCM entry points: needs CRYPTO_gcm128_init (OpenSSL), "
 			       "gnutls_aead_cipher_init (GnuTLS), gcry_cipher_open (libgcrypt) or "
-			       "nettle_gcm_aes128_set_key (nettle)",
+			       "nettle_gcm_aes128_set_key (nettle), or a Go program",
 			       shown);
 	}
-	nl = realloc(set->libs, (set->nr_libs + 1) * sizeof(*nl));
-	if (nl)
-		set->libs = nl;
-	if (!nl || !(set->devs = realloc(set->devs, (set->nr_libs + 1) * sizeof(dev_t))) ||
-	    !(set->inos = realloc(set->inos, (set->nr_libs + 1) * sizeof(ino_t)))) {
+	lib = new_lib(set, f->lib, path);
+	if (!lib) {
 		rs_symtab_free(st);
 		close(fd);
 		return -ENOMEM;
 	}
-	lib = &set->libs[set->nr_libs];
-	memset(lib, 0, sizeof(*lib));
-	lib->family = f->lib;
-	snprintf(lib->path, sizeof(lib->path), "%s", path);
 	err = resolve_family(set, path, fd, st, f, lib, set->nr_libs);
 	if (!err)
 		sniff_version(fd, f, lib->version, sizeof(lib->version));
@@ -371,9 +452,7 @@ int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib wan
 	close(fd);
 	if (err)
 		return err;
-	set->devs[set->nr_libs] = sb.st_dev;
-	set->inos[set->nr_libs] = sb.st_ino;
-	set->nr_libs++;
+	commit_lib(set, &sb);
 	return 1;
 }
 
@@ -415,12 +494,41 @@ static int pid_vma(void *ctx, const struct ringside_vma *vma)
 	return 0;
 }
 
+/*
+ * The process's executable when it is a Go program (its own view of the
+ * file, as for libraries). 0 when it is not Go or is gone; negative with
+ * set->err when it is Go but cannot be traced.
+ */
+static int add_pid_exe(struct gcm_libset *set, pid_t pid)
+{
+	char link[64], target[4096], path[4200];
+	ssize_t n;
+	int err;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return 0;
+	target[n] = '\0';
+	/* An executable replaced since it started: only the link still reaches it. */
+	if (n > 10 && !strcmp(target + n - 10, " (deleted)"))
+		snprintf(path, sizeof(path), "%s", link);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, target);
+	err = gcm_libset_add(set, path, RS_GCM_LIB_GO);
+	return err == -ENOEXEC || err == -ENOENT || err == -ESRCH ? 0 : err;
+}
+
 int gcm_libset_add_pid(struct gcm_libset *set, pid_t pid)
 {
 	struct ringside_procmaps *pm;
 	struct pid_walk w = { set, pid, 0 };
 	unsigned int before = set->nr_libs;
 	int err;
+
+	err = add_pid_exe(set, pid);
+	if (err < 0)
+		return set_err(set, err, "PID %d: %s", (int)pid, set->err);
 
 	err = ringside_procmaps_open(pid, RINGSIDE_PROCMAPS_AUTO, &pm);
 	if (err)
@@ -435,8 +543,8 @@ int gcm_libset_add_pid(struct gcm_libset *set, pid_t pid)
 		return w.err;
 	if (set->nr_libs == before)
 		return set_err(set, -RINGSIDE_ERR_NOSYM,
-			       "PID %d has no libcrypto, libgnutls or libgcrypt mapped: "
-			       "use --lib or --binary for a statically linked program", (int)pid);
+			       "PID %d is no Go program and has no libcrypto, libgnutls, libgcrypt or "
+			       "libnettle mapped: use --binary for a statically linked program", (int)pid);
 	return 0;
 }
 
@@ -493,6 +601,65 @@ static void add_from_ldcache(struct gcm_libset *set)
 	munmap((void *)img, st.st_size);
 }
 
+static void note_skipped(struct gcm_libset *set, const char *why)
+{
+	char (*n)[320] = realloc(set->skipped, (set->nr_skipped + 1) * sizeof(*n));
+
+	if (!n)
+		return;
+	set->skipped = n;
+	snprintf(set->skipped[set->nr_skipped++], sizeof(*n), "%s", why);
+}
+
+/*
+ * Running Go programs: every process whose executable is Go. Each file is
+ * read once however many processes run it; one that cannot be traced is
+ * named in skipped, with the reason.
+ */
+static void add_running_go(struct gcm_libset *set)
+{
+	struct dirent *de;
+	dev_t *seen_dev = NULL;
+	ino_t *seen_ino = NULL;
+	unsigned int nr_seen = 0;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char link[64];
+		struct stat sb;
+		unsigned int i;
+		pid_t pid = (pid_t)strtol(de->d_name, NULL, 10);
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+		if (stat(link, &sb))
+			continue;	/* a kernel thread, or gone */
+		for (i = 0; i < nr_seen; i++)
+			if (seen_dev[i] == sb.st_dev && seen_ino[i] == sb.st_ino)
+				break;
+		if (i < nr_seen)
+			continue;
+		dev_t *devs = reallocarray(seen_dev, nr_seen + 1, sizeof(*seen_dev));
+		ino_t *inos = devs ? reallocarray(seen_ino, nr_seen + 1, sizeof(*seen_ino)) : NULL;
+
+		if (devs)
+			seen_dev = devs;
+		if (!inos)
+			break;
+		seen_ino = inos;
+		seen_dev[nr_seen] = sb.st_dev;
+		seen_ino[nr_seen++] = sb.st_ino;
+		if (add_pid_exe(set, pid) < 0)
+			note_skipped(set, set->err);
+	}
+	closedir(d);
+	free(seen_dev);
+	free(seen_ino);
+}
+
 int gcm_libset_add_system(struct gcm_libset *set)
 {
 	static const char *const dirs[] = {
@@ -512,6 +679,7 @@ int gcm_libset_add_system(struct gcm_libset *set)
 				gcm_libset_add(set, path, family_by_name(path));
 		}
 	}
+	add_running_go(set);
 	if (!set->nr_libs)
 		return set_err(set, -ENOENT, "no libcrypto.so.3, libgnutls.so.30, libgcrypt.so.20 or libnettle.so.8 "
 					     "found: name one with --lib PATH");
@@ -522,6 +690,8 @@ int gcm_libset_add_system(struct gcm_libset *set)
 void gcm_libset_free(struct gcm_libset *set)
 {
 	free(set->libs);
+	free(set->go);
+	free(set->skipped);
 	free(set->probes);
 	free(set->devs);
 	free(set->inos);

@@ -41,9 +41,12 @@ struct gcm_libset {
 	unsigned int nr_libs;
 	struct gcm_probe *probes;
 	unsigned int nr_probes;
+	struct rs_gcm_go *go;	/* per library: a Go program's layout (in_use 0 otherwise) */
 	dev_t *devs;		/* (dev, inode) of each library: no file is probed twice */
 	ino_t *inos;
 	char err[512];
+	char (*skipped)[320];	/* files found but not traced, and why */
+	unsigned int nr_skipped;
 };
 
 /*
@@ -54,8 +57,29 @@ struct gcm_libset {
 int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib want);
 /* The libraries a process has mapped (its own view, through /proc/PID/root). */
 int gcm_libset_add_pid(struct gcm_libset *set, pid_t pid);
-/* The system's libraries: /etc/ld.so.cache, then the standard directories. */
+/*
+ * The system's libraries (/etc/ld.so.cache, then the standard directories)
+ * and the running Go programs; programs that cannot be traced are listed in
+ * skipped.
+ */
 int gcm_libset_add_system(struct gcm_libset *set);
 void gcm_libset_free(struct gcm_libset *set);
+
+/* Add probe p, moved to the cheapest point of the function's prologue (probe_point.h). */
+int gcm_libset_place_probe(struct gcm_libset *set, int fd, struct ringside_gcm_lib *lib,
+			   struct gcm_probe p);
+/* Add probe p exactly where it is (a RET), counted as single-stepped. */
+int gcm_libset_push_exact_probe(struct gcm_libset *set, struct ringside_gcm_lib *lib,
+				struct gcm_probe p);
+
+struct rs_gobin;
+/*
+ * A Go program (go_gcm.c): probes for its AES-GCM functions as library
+ * lib_id, and the layout its BPF programs read. Negative with why set when
+ * the program cannot be traced.
+ */
+int go_gcm_resolve(struct gcm_libset *set, int fd, const struct rs_gobin *gb,
+		   struct ringside_gcm_lib *lib, unsigned int lib_id, struct rs_gcm_go *layout,
+		   char *why, size_t whylen);
 
 #endif

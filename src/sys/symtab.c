@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "ringside/procmaps.h"
+#include "gobin.h"
 #include "symtab.h"
 
 struct rs_sym {
@@ -111,8 +113,8 @@ static int cmp_sym(const void *a, const void *b, void *names_arg)
 	return strcmp(names + y->name, names + x->name);
 }
 
-/* Symbols from .symtab when present, else .dynsym. */
-static int load_symbols(struct rs_symtab *st, Elf *elf)
+/* Symbols from .symtab when present (*full set), else .dynsym. */
+static int load_symbols(struct rs_symtab *st, Elf *elf, bool *full)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	GElf_Shdr sh, chosen;
@@ -126,9 +128,51 @@ static int load_symbols(struct rs_symtab *st, Elf *elf)
 			dynsym = scn;
 	}
 	scn = symtab ? symtab : dynsym;
+	*full = symtab != NULL;
 	if (!scn || !gelf_getshdr(scn, &chosen))
 		return 0;
 	return read_symbols(st, elf, scn, &chosen);
+}
+
+/*
+ * A stripped Go program still names its functions in its own function
+ * table (gobin.c): symbols for stack frames and callers from there, added
+ * to the few C symbols a cgo program's .dynsym has.
+ */
+static int load_go_functions(struct rs_symtab *st, Elf *elf)
+{
+	struct rs_gobin *gb;
+	struct rs_sym *syms;
+	size_t len = 0;
+	char *raw = elf_rawfile(elf, &len);
+	unsigned int n;
+	int err = 0;
+
+	if (!raw || rs_gobin_load_mem(raw, len, &gb, NULL, 0))
+		return 0;
+	n = rs_gobin_nr_funcs(gb);
+	syms = realloc(st->syms, (st->nsyms + n) * sizeof(*st->syms));
+	if (syms)
+		st->syms = syms;
+	else
+		err = -ENOMEM;
+	for (unsigned int i = 0; !err && i < n; i++) {
+		uint64_t entry = 0, next = 0;
+		const char *name = rs_gobin_func_at(gb, i, &entry);
+		struct rs_sym *sym = &st->syms[st->nsyms];
+
+		if (!name || !*name || !entry)
+			continue;
+		if (!rs_gobin_func_at(gb, i + 1, &next) || next < entry)
+			next = entry;
+		sym->addr = entry;
+		sym->size = next - entry;
+		sym->global = 1;
+		err = add_name(st, name, &sym->name);
+		st->nsyms += !err;
+	}
+	rs_gobin_free(gb);
+	return err;
 }
 
 static void load_segments(struct rs_symtab *st, Elf *elf)
@@ -173,7 +217,9 @@ static int load_debug_file(struct rs_symtab *st, int fd, const char *debug_dir)
 		return -ENOENT;
 	elf = elf_begin(dfd, ELF_C_READ_MMAP, NULL);
 	if (elf) {
-		err = load_symbols(st, elf);
+		bool full;
+
+		err = load_symbols(st, elf, &full);
 		if (!err && st->nsyms)
 			st->from_debug = 1;
 		else if (!err)
@@ -197,8 +243,12 @@ static int load(Elf *elf, int fd, const char *debug_dir, struct rs_symtab **out)
 		return -ENOMEM;
 	load_segments(st, elf);
 	if (fd < 0 || !debug_dir || load_debug_file(st, fd, debug_dir)) {
+		bool full = false;
+
 		st->nsyms = 0;
-		err = load_symbols(st, elf);
+		err = load_symbols(st, elf, &full);
+		if (!err && !full)
+			err = load_go_functions(st, elf);
 	}
 	if (err) {
 		rs_symtab_free(st);

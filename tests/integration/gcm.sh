@@ -130,7 +130,7 @@ else
 	fail gcm_error_names_missing_symbols "cannot build the partial library"
 fi
 sleep 5 & sl=$!
-expect_error gcm_error_pid_without_crypto 'has no libcrypto, libgnutls or libgcrypt mapped' -p "$sl"
+expect_error gcm_error_pid_without_crypto 'is no Go program and has no libcrypto, libgnutls, libgcrypt or libnettle mapped' -p "$sl"
 kill "$sl"
 
 # The target exec's: ringside says so and fails.

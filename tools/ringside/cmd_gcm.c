@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* ringside gcm: AES-GCM messages in OpenSSL, GnuTLS, libgcrypt and nettle. */
+/* ringside gcm: AES-GCM messages in OpenSSL, GnuTLS, libgcrypt, nettle and Go programs. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,11 +15,16 @@ static const char gcm_usage[] =
 	"Trace AES-GCM seal/open operations in OpenSSL 3 libcrypto (EVP, providers,\n"
 	"libssl records), GnuTLS (gnutls_aead_cipher_*, gnutls_cipher_*), libgcrypt\n"
 	"(gcry_cipher_* on GCM handles) and nettle (nettle_gcm_aes*), through uprobes\n"
-	"and return probes.\n"
-	"Without -p or --lib, the system's libraries are traced for every process.\n"
+	"and return probes; and in Go programs built with Go 1.17 to 1.23 (crypto/aes\n"
+	"and crypto/cipher, found through Go's own function table, stripped or not),\n"
+	"with probes on the functions' RET instructions.\n"
+	"Without -p or --lib, the system's libraries are traced for every process,\n"
+	"with the Go programs running at start; programs that cannot be traced are\n"
+	"named on stderr (\"not traced\").\n"
 	"\n"
 	"  -l, --lib PATH         probe this library (repeatable)\n"
-	"  -b, --binary PATH      probe this program (statically linked crypto; repeatable)\n"
+	"  -b, --binary PATH      probe this program (statically linked crypto or a Go\n"
+	"                         program; repeatable)\n"
 	"  -e, --events           print one line per message\n"
 	"  -H, --hist             print log2 histograms of message size and latency\n"
 	"  -s, --stacks[=MODE]    with --events: add the user stack. MODE fp (default):\n"
@@ -354,7 +359,16 @@ static void announce(struct gcm_cli *g)
 			printf(",\"probes\":%u,\"single_stepped\":%u,\"not_seen\":", lib->probes,
 			       lib->stepped);
 			ringside_json_string(stdout, lib_not_seen(lib));
+			if (lib->entries[0]) {
+				fputs(",\"entries\":", stdout);
+				ringside_json_string(stdout, lib->entries);
+			}
 			putchar('}');
+		}
+		fputs("],\"not_traced\":[", stdout);
+		for (unsigned int i = 0; i < ringside_gcm_nr_skipped(g->s); i++) {
+			fputs(i ? "," : "", stdout);
+			ringside_json_string(stdout, ringside_gcm_skipped(g->s, i));
 		}
 		puts("]}");
 		fflush(stdout);
@@ -377,6 +391,8 @@ static void announce(struct gcm_cli *g)
 			fprintf(stderr, "ringside: %s: not seen: %s\n", ringside_gcm_lib_name(lib->family),
 				lib_not_seen(lib));
 	}
+	for (unsigned int i = 0; i < ringside_gcm_nr_skipped(g->s); i++)
+		fprintf(stderr, "ringside: not traced: %s\n", ringside_gcm_skipped(g->s, i));
 	if (g->events && !g->o.json)
 		printf("%-16s %7s %7s %-9s %-4s %4s %6s %8s %10s %-9s %s\n", "COMM", "PID", "TID", "LIB",
 		       "DIR", "BITS", "AAD", "BYTES", "LAT(us)", "RESULT", "CALLER");
