@@ -19,8 +19,9 @@ static const char gcm_usage[] =
 	"and crypto/cipher, found through Go's own function table, stripped or not),\n"
 	"with probes on the functions' RET instructions.\n"
 	"Without -p or --lib, the system's libraries are traced for every process,\n"
-	"with the Go programs running at start; programs that cannot be traced are\n"
-	"named on stderr (\"not traced\").\n"
+	"with the Go programs running at start (a Go program started later is not:\n"
+	"name it with --binary); programs that cannot be traced are named on stderr\n"
+	"(\"not traced\").\n"
 	"\n"
 	"  -l, --lib PATH         probe this library (repeatable)\n"
 	"  -b, --binary PATH      probe this program (statically linked crypto or a Go\n"
@@ -393,6 +394,11 @@ static void announce(struct gcm_cli *g)
 	}
 	for (unsigned int i = 0; i < ringside_gcm_nr_skipped(g->s); i++)
 		fprintf(stderr, "ringside: not traced: %s\n", ringside_gcm_skipped(g->s, i));
+	/* Libraries are probed by file, so later processes are covered; a Go
+	 * program carries its own crypto and is probed only if running now. */
+	if (!g->nr_paths && !g->o.pid)
+		fprintf(stderr, "ringside: not traced: Go programs that start from now on "
+			"(name one with --binary PATH)\n");
 	if (g->events && !g->o.json)
 		printf("%-16s %7s %7s %-9s %-4s %4s %6s %8s %10s %-9s %s\n", "COMM", "PID", "TID", "LIB",
 		       "DIR", "BITS", "AAD", "BYTES", "LAT(us)", "RESULT", "CALLER");
