@@ -26,6 +26,9 @@ enum rs_event_type {
 	RS_EV_GCM_OP = 1,	/* one AES-GCM message sealed or opened */
 	RS_EV_RECLAIM = 2,	/* one memcg/global reclaim invocation */
 	RS_EV_BTRFS_BG = 3,	/* a btrfs block-group lifecycle step */
+	/* A program not run before began (gcm, system-wide: a Go program may
+	 * need probes). The header alone; the collector consumes it. */
+	RS_EV_EXEC = 4,
 	RS_EV_TYPE_MAX
 };
 

@@ -54,6 +54,7 @@ struct ringside_gcm_lib {
 	unsigned int stepped;	/* of which the kernel must single-step (slow) */
 	char not_seen[256];	/* what in this file cannot be traced, and why; "" if nothing */
 	char entries[256];	/* Go programs: the AES-GCM functions probed; "" otherwise */
+	bool late;		/* a Go program probed when it started, after tracing began */
 };
 
 /*
@@ -64,7 +65,12 @@ struct ringside_gcm_lib {
 unsigned int ringside_gcm_nr_skipped(const struct ringside_session *s);
 const char *ringside_gcm_skipped(const struct ringside_session *s, unsigned int i);
 
-/* The libraries the collector probes; lib_id of a record indexes them. */
+/*
+ * The libraries the collector probes; lib_id of a record indexes them.
+ * System-wide, the list grows while tracing: a Go program that starts later
+ * is added (late) when its start is seen, and one that cannot be traced
+ * joins the skipped list. A pointer is valid until the next poll.
+ */
 unsigned int ringside_gcm_nr_libs(const struct ringside_session *s);
 const struct ringside_gcm_lib *ringside_gcm_lib(const struct ringside_session *s,
 						unsigned int lib_id);

@@ -1182,3 +1182,43 @@ int BPF_KPROBE(gcm_go_ret)
 	bpf_map_delete_elem(&go_calls, &k);
 	return 0;
 }
+
+/*
+ * System-wide: a program started. Go programs carry their crypto inside, so
+ * one that was not running when tracing began needs probes of its own; the
+ * collector is told of each executable once (by device and inode) and
+ * decides in user space.
+ */
+const volatile bool watch_exec = false;
+
+struct exec_file {
+	__u64 dev;
+	__u64 ino;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct exec_file);
+	__type(value, __u8);
+} exec_seen SEC(".maps");
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(gcm_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct inode *inode = BPF_CORE_READ(bprm, file, f_inode);
+	struct exec_file f = {
+		.dev = BPF_CORE_READ(inode, i_sb, s_dev),
+		.ino = BPF_CORE_READ(inode, i_ino),
+	};
+	struct rs_event_hdr *ev;
+	__u8 one = 1;
+
+	if (!watch_exec || !rs_filter_pass() ||
+	    bpf_map_update_elem(&exec_seen, &f, &one, BPF_NOEXIST))
+		return 0;
+	ev = rs_reserve(sizeof(*ev), RS_EV_EXEC);
+	if (ev)
+		rs_submit(ev, true);	/* at once: the program is running unprobed */
+	return 0;
+}

@@ -20,6 +20,7 @@ struct rs_gcm {
 	bool stacks;
 	unsigned int stack_window;	/* stacks copied for DWARF unwinding: bytes */
 	bool classic;		/* perf-event uprobes: the kernel lacks uprobe_multi */
+	bool watch_exec;	/* system-wide: probe Go programs that start later */
 };
 
 /* From the kernel's UAPI (6.6+); Debian 12's headers predate it. */
@@ -57,10 +58,17 @@ static int gcm_load(struct rs_collector *c)
 		return err;
 	g->skel->rodata->want_stack = g->stacks && !g->stack_window;
 	g->skel->rodata->stack_window = g->stacks ? g->stack_window : 0;
-	/* Load only the programs some library needs. */
+	g->skel->rodata->watch_exec = g->watch_exec;
+	/* Load only the programs some library needs, and what a Go program
+	 * starting later would. */
 	bpf_object__for_each_program(p, g->skel->obj) {
 		const char *name = bpf_program__name(p);
-		bool used = false;
+		bool used = g->watch_exec && !strncmp(name, "gcm_go_", 7);
+
+		if (!strcmp(name, "gcm_exec")) {
+			bpf_program__set_autoload(p, g->watch_exec);
+			continue;
+		}
 
 		for (unsigned int i = 0; i < g->set.nr_probes && !used; i++) {
 			const struct gcm_probe_spec *spec = g->set.probes[i].spec;
@@ -204,6 +212,36 @@ static int fill_go(struct rs_gcm *g)
 	return 0;
 }
 
+/* Every probe of one library (or Go program), as links of the session. */
+static int attach_lib(struct rs_collector *c, unsigned int lib)
+{
+	struct rs_gcm *g = c->priv;
+	struct bpf_program *p;
+	int err = 0;
+
+	if (!g->classic) {
+		bpf_object__for_each_program(p, g->skel->obj) {
+			if (!bpf_program__autoload(p) || p == g->skel->progs.gcm_exec)
+				continue;
+			err = attach_multi(c, bpf_program__name(p), lib,
+					   is_return_prog(&g->set, bpf_program__name(p)));
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+	for (unsigned int i = 0; i < g->set.nr_probes && !err; i++) {
+		const struct gcm_probe *pr = &g->set.probes[i];
+
+		if (pr->lib_id != lib)
+			continue;
+		err = attach_one(c, pr, pr->spec->entry_prog, false);
+		if (!err && pr->spec->ret_prog)
+			err = attach_one(c, pr, pr->spec->ret_prog, true);
+	}
+	return err;
+}
+
 static int gcm_attach(struct rs_collector *c)
 {
 	struct rs_gcm *g = c->priv;
@@ -217,32 +255,21 @@ static int gcm_attach(struct rs_collector *c)
 	if (err)
 		return rs_fail(c->s, err, "gcm: cannot set up the Go program table: %s",
 			       ringside_strerror(err));
-
-	if (!g->classic) {
-		struct bpf_program *p;
-
-		bpf_object__for_each_program(p, g->skel->obj) {
-			if (!bpf_program__autoload(p))
-				continue;
-			for (unsigned int lib = 0; lib < g->set.nr_libs; lib++) {
-				err = attach_multi(c, bpf_program__name(p), lib,
-						   is_return_prog(&g->set, bpf_program__name(p)));
-				if (err)
-					return err;
-			}
-		}
-		goto notes;
-	}
-	for (unsigned int i = 0; i < g->set.nr_probes; i++) {
-		const struct gcm_probe *p = &g->set.probes[i];
-
-		err = attach_one(c, p, p->spec->entry_prog, false);
-		if (!err && p->spec->ret_prog)
-			err = attach_one(c, p, p->spec->ret_prog, true);
+	for (unsigned int lib = 0; lib < g->set.nr_libs; lib++) {
+		err = attach_lib(c, lib);
 		if (err)
 			return err;
 	}
-notes:
+	if (g->watch_exec) {
+		struct bpf_link *link = bpf_program__attach(g->skel->progs.gcm_exec);
+
+		if (!link)
+			return rs_fail(c->s, -errno, "gcm: cannot watch programs starting: %s",
+				       ringside_strerror(-errno));
+		err = rs_collector_keep_link(c, link);
+		if (err)
+			return err;
+	}
 	for (unsigned int i = 0; i < g->set.nr_libs; i++) {
 		const struct ringside_gcm_lib *lib = &g->set.libs[i];
 
@@ -280,10 +307,50 @@ static void gcm_release(struct rs_collector *c)
 	free(g);
 }
 
+/*
+ * A program started (system-wide): if it is a Go program with AES-GCM code,
+ * probe it now. What it did between its start and now is not seen; the
+ * library's late flag lets the caller say so.
+ */
+static int gcm_inspect(struct rs_collector *c, const struct rs_event_hdr *ev, size_t size)
+{
+	struct rs_gcm *g = c->priv;
+	unsigned int probes_before = g->set.nr_probes;
+	struct ringside_gcm_lib *lib;
+	int err;
+
+	(void)size;
+	if (ev->type != RS_EV_EXEC)
+		return 0;
+	if (gcm_libset_add_exec(&g->set, (pid_t)ev->tgid) <= 0)
+		return 1;
+	lib = &g->set.libs[g->set.nr_libs - 1];
+	lib->late = true;
+	err = fill_go(g);
+	if (!err)
+		err = attach_lib(c, g->set.nr_libs - 1);
+	if (err) {
+		/* Gone already, most likely: its path under /proc/PID/root no longer
+		 * resolves. Named, not dropped. */
+		char why[320];
+
+		snprintf(why, sizeof(why), "%s (PID %u, started after tracing began): cannot probe it: %s",
+			 lib->path, ev->tgid, ringside_strerror(err));
+		g->set.nr_libs--;
+		g->set.nr_probes = probes_before;
+		gcm_libset_note_skipped(&g->set, why);
+		return 1;
+	}
+	rs_note(c->s, "gcm: go %s: %s, %u probes (PID %u started after tracing began)", lib->version,
+		lib->path, lib->probes, ev->tgid);
+	return 1;
+}
+
 static const struct rs_collector_ops gcm_ops = {
 	.name = "gcm",
 	.load = gcm_load,
 	.attach = gcm_attach,
+	.inspect = gcm_inspect,
 	.destroy = gcm_destroy,
 	.release = gcm_release,
 };
@@ -309,6 +376,9 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 		err = gcm_libset_add_pid(&g->set, (pid_t)s->filter.tgid);
 	} else {
 		err = gcm_libset_add_system(&g->set);
+		/* Without the tracepoint's BTF (a kernel before 5.5), Go programs
+		 * started later go unseen: the start-up lines say so. */
+		g->watch_exec = rs_kernel_has_btf_type("btf_trace_sched_process_exec");
 	}
 	if (err >= 0)
 		err = rs_session_add(s, &gcm_ops, g);

@@ -601,7 +601,7 @@ static void add_from_ldcache(struct gcm_libset *set)
 	munmap((void *)img, st.st_size);
 }
 
-static void note_skipped(struct gcm_libset *set, const char *why)
+void gcm_libset_note_skipped(struct gcm_libset *set, const char *why)
 {
 	char (*n)[320] = realloc(set->skipped, (set->nr_skipped + 1) * sizeof(*n));
 
@@ -653,11 +653,23 @@ static void add_running_go(struct gcm_libset *set)
 		seen_dev[nr_seen] = sb.st_dev;
 		seen_ino[nr_seen++] = sb.st_ino;
 		if (add_pid_exe(set, pid) < 0)
-			note_skipped(set, set->err);
+			gcm_libset_note_skipped(set, set->err);
 	}
 	closedir(d);
 	free(seen_dev);
 	free(seen_ino);
+}
+
+int gcm_libset_add_exec(struct gcm_libset *set, pid_t pid)
+{
+	unsigned int before = set->nr_libs;
+	int err = add_pid_exe(set, pid);
+
+	if (err < 0) {
+		gcm_libset_note_skipped(set, set->err);
+		return err;
+	}
+	return set->nr_libs > before;
 }
 
 int gcm_libset_add_system(struct gcm_libset *set)

@@ -63,6 +63,15 @@ int gcm_libset_add_pid(struct gcm_libset *set, pid_t pid);
  * skipped.
  */
 int gcm_libset_add_system(struct gcm_libset *set);
+/*
+ * A process that began running a program after the set was made: 1 when it
+ * is a Go program with AES-GCM code and its probes were added (the last
+ * library), 0 when there is nothing to probe, a negative errno when it
+ * cannot be traced (named in skipped).
+ */
+int gcm_libset_add_exec(struct gcm_libset *set, pid_t pid);
+/* Name a program found but not traced, and why. */
+void gcm_libset_note_skipped(struct gcm_libset *set, const char *why);
 void gcm_libset_free(struct gcm_libset *set);
 
 /* Add probe p, moved to the cheapest point of the function's prologue (probe_point.h). */
