@@ -27,7 +27,7 @@ enum rs_event_type {
 	RS_EV_RECLAIM = 2,	/* one memcg/global reclaim invocation */
 	RS_EV_BTRFS_BG = 3,	/* a btrfs block-group lifecycle step */
 	/* A program not run before began (gcm, system-wide: a Go program may
-	 * need probes). The header alone; the collector consumes it. */
+	 * need probes); the collector consumes it. */
 	RS_EV_EXEC = 4,
 	RS_EV_TYPE_MAX
 };
@@ -41,6 +41,19 @@ struct rs_event_hdr {
 	__u64 ts_ns;		/* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
 	__u64 cgroup_id;	/* cgroup v2 id of the task (bpf_get_current_cgroup_id) */
 	char comm[RS_COMM_LEN];
+};
+
+/* ---- RS_EV_EXEC ------------------------------------------------------ */
+
+#define RS_EXEC_PATH_LEN 256
+
+struct rs_exec_event {
+	struct rs_event_hdr hdr;
+	__u64 dev;	/* the program file's device, kernel encoding (MKDEV: major << 20 | minor) */
+	__u64 ino;
+	/* The path exec was given (the kernel's bprm->filename): the program
+	 * is found through it when the process is gone before it is looked at. */
+	char filename[RS_EXEC_PATH_LEN];
 };
 
 /* ---- RS_EV_GCM_OP ---------------------------------------------------- */

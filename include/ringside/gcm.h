@@ -72,6 +72,12 @@ const char *ringside_gcm_skipped(const struct ringside_session *s, unsigned int 
  * joins the skipped list. A pointer is valid until the next poll.
  */
 unsigned int ringside_gcm_nr_libs(const struct ringside_session *s);
+/*
+ * System-wide: true when programs that start after tracing began are
+ * inspected (and Go ones probed); false when the kernel cannot say (no BTF
+ * for sched_process_exec) or a PID/--binary scope makes it moot.
+ */
+bool ringside_gcm_watches_starts(const struct ringside_session *s);
 const struct ringside_gcm_lib *ringside_gcm_lib(const struct ringside_session *s,
 						unsigned int lib_id);
 

@@ -1211,14 +1211,21 @@ int BPF_PROG(gcm_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 		.dev = BPF_CORE_READ(inode, i_sb, s_dev),
 		.ino = BPF_CORE_READ(inode, i_ino),
 	};
-	struct rs_event_hdr *ev;
+	struct rs_exec_event *ev;
 	__u8 one = 1;
 
 	if (!watch_exec || !rs_filter_pass() ||
 	    bpf_map_update_elem(&exec_seen, &f, &one, BPF_NOEXIST))
 		return 0;
 	ev = rs_reserve(sizeof(*ev), RS_EV_EXEC);
-	if (ev)
-		rs_submit(ev, true);	/* at once: the program is running unprobed */
+	if (!ev) {
+		/* Dropped (and counted): the next start of this file tries again. */
+		bpf_map_delete_elem(&exec_seen, &f);
+		return 0;
+	}
+	ev->dev = f.dev;
+	ev->ino = f.ino;
+	bpf_probe_read_kernel_str(ev->filename, sizeof(ev->filename), BPF_CORE_READ(bprm, filename));
+	rs_submit(ev, true);	/* at once: the program is running unprobed */
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 
@@ -316,13 +317,21 @@ static int gcm_inspect(struct rs_collector *c, const struct rs_event_hdr *ev, si
 {
 	struct rs_gcm *g = c->priv;
 	unsigned int probes_before = g->set.nr_probes;
+	const struct rs_exec_event *exec = (const void *)ev;
+	char filename[RS_EXEC_PATH_LEN];
+	struct gcm_exec_file file;
 	struct ringside_gcm_lib *lib;
 	int err;
 
-	(void)size;
 	if (ev->type != RS_EV_EXEC)
 		return 0;
-	if (gcm_libset_add_exec(&g->set, (pid_t)ev->tgid) <= 0)
+	if (size < sizeof(*exec))
+		return 1;
+	snprintf(filename, sizeof(filename), "%.*s", (int)sizeof(exec->filename) - 1, exec->filename);
+	/* The kernel's dev_t packs major << 20 | minor. */
+	file = (struct gcm_exec_file){ filename, makedev(exec->dev >> 20, exec->dev & 0xfffff),
+				       exec->ino };
+	if (gcm_libset_add_exec(&g->set, (pid_t)ev->tgid, &file) <= 0)
 		return 1;
 	lib = &g->set.libs[g->set.nr_libs - 1];
 	lib->late = true;
@@ -484,6 +493,13 @@ unsigned int ringside_gcm_nr_libs(const struct ringside_session *s)
 	const struct rs_gcm *g = gcm_of(s);
 
 	return g ? g->set.nr_libs : 0;
+}
+
+bool ringside_gcm_watches_starts(const struct ringside_session *s)
+{
+	const struct rs_gcm *g = gcm_of(s);
+
+	return g && g->watch_exec;
 }
 
 unsigned int ringside_gcm_nr_skipped(const struct ringside_session *s)

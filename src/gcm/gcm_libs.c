@@ -316,7 +316,10 @@ static struct ringside_gcm_lib *new_lib(struct gcm_libset *set, enum rs_gcm_lib 
 	size_t n = set->nr_libs + 1;
 	struct ringside_gcm_lib *nl = realloc(set->libs, n * sizeof(*nl));
 	struct rs_gcm_go *ng;
+	dev_t *devs;
+	ino_t *inos;
 
+	/* Each array grows on its own; one that fails leaves the set as it was. */
 	if (!nl)
 		return NULL;
 	set->libs = nl;
@@ -324,9 +327,14 @@ static struct ringside_gcm_lib *new_lib(struct gcm_libset *set, enum rs_gcm_lib 
 	if (!ng)
 		return NULL;
 	set->go = ng;
-	if (!(set->devs = realloc(set->devs, n * sizeof(dev_t))) ||
-	    !(set->inos = realloc(set->inos, n * sizeof(ino_t))))
+	devs = realloc(set->devs, n * sizeof(*devs));
+	if (!devs)
 		return NULL;
+	set->devs = devs;
+	inos = realloc(set->inos, n * sizeof(*inos));
+	if (!inos)
+		return NULL;
+	set->inos = inos;
 	memset(&set->go[set->nr_libs], 0, sizeof(*ng));
 	nl = &set->libs[set->nr_libs];
 	memset(nl, 0, sizeof(*nl));
@@ -499,22 +507,34 @@ static int pid_vma(void *ctx, const struct ringside_vma *vma)
  * file, as for libraries). 0 when it is not Go or is gone; negative with
  * set->err when it is Go but cannot be traced.
  */
-static int add_pid_exe(struct gcm_libset *set, pid_t pid)
+/*
+ * The program PID runs. file, when known, is the path it was started with
+ * and the file's identity from the kernel: where that path still leads to
+ * the same file it is used (it outlives the process and reads better);
+ * else /proc/PID/exe, which is right across mount namespaces. Nothing to
+ * add when neither reaches it.
+ */
+static int add_pid_exe(struct gcm_libset *set, pid_t pid, const struct gcm_exec_file *file)
 {
 	char link[64], target[4096], path[4200];
+	struct stat st;
 	ssize_t n;
 	int err;
 
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n <= 0)
+	if (file && file->path[0] == '/' && !stat(file->path, &st) && st.st_dev == file->dev &&
+	    st.st_ino == file->ino) {
+		snprintf(path, sizeof(path), "%s", file->path);
+	} else if ((n = readlink(link, target, sizeof(target) - 1)) > 0) {
+		target[n] = '\0';
+		/* An executable replaced since it started: only the link still reaches it. */
+		if (n > 10 && !strcmp(target + n - 10, " (deleted)"))
+			snprintf(path, sizeof(path), "%s", link);
+		else
+			snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, target);
+	} else {
 		return 0;
-	target[n] = '\0';
-	/* An executable replaced since it started: only the link still reaches it. */
-	if (n > 10 && !strcmp(target + n - 10, " (deleted)"))
-		snprintf(path, sizeof(path), "%s", link);
-	else
-		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, target);
+	}
 	err = gcm_libset_add(set, path, RS_GCM_LIB_GO);
 	return err == -ENOEXEC || err == -ENOENT || err == -ESRCH ? 0 : err;
 }
@@ -526,7 +546,7 @@ int gcm_libset_add_pid(struct gcm_libset *set, pid_t pid)
 	unsigned int before = set->nr_libs;
 	int err;
 
-	err = add_pid_exe(set, pid);
+	err = add_pid_exe(set, pid, NULL);
 	if (err < 0)
 		return set_err(set, err, "PID %d: %s", (int)pid, set->err);
 
@@ -623,6 +643,7 @@ static void add_running_go(struct gcm_libset *set)
 	ino_t *seen_ino = NULL;
 	unsigned int nr_seen = 0;
 	DIR *d = opendir("/proc");
+	int err;
 
 	if (!d)
 		return;
@@ -652,7 +673,9 @@ static void add_running_go(struct gcm_libset *set)
 		seen_ino = inos;
 		seen_dev[nr_seen] = sb.st_dev;
 		seen_ino[nr_seen++] = sb.st_ino;
-		if (add_pid_exe(set, pid) < 0)
+		err = add_pid_exe(set, pid, NULL);
+		/* A Go program without AES-GCM code has nothing to trace. */
+		if (err < 0 && err != -RINGSIDE_ERR_NOSYM)
 			gcm_libset_note_skipped(set, set->err);
 	}
 	closedir(d);
@@ -660,11 +683,13 @@ static void add_running_go(struct gcm_libset *set)
 	free(seen_ino);
 }
 
-int gcm_libset_add_exec(struct gcm_libset *set, pid_t pid)
+int gcm_libset_add_exec(struct gcm_libset *set, pid_t pid, const struct gcm_exec_file *file)
 {
 	unsigned int before = set->nr_libs;
-	int err = add_pid_exe(set, pid);
+	int err = add_pid_exe(set, pid, file);
 
+	if (err == -RINGSIDE_ERR_NOSYM)
+		return 0;	/* a Go program without AES-GCM code */
 	if (err < 0) {
 		gcm_libset_note_skipped(set, set->err);
 		return err;

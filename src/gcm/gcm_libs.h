@@ -63,13 +63,20 @@ int gcm_libset_add_pid(struct gcm_libset *set, pid_t pid);
  * skipped.
  */
 int gcm_libset_add_system(struct gcm_libset *set);
+/* A program as its start was seen: the path given to exec and the file's identity. */
+struct gcm_exec_file {
+	const char *path;
+	dev_t dev;
+	ino_t ino;
+};
 /*
- * A process that began running a program after the set was made: 1 when it
+ * A process that began running a program after the set was made (file: how
+ * it was started, for when the process is gone): 1 when it
  * is a Go program with AES-GCM code and its probes were added (the last
  * library), 0 when there is nothing to probe, a negative errno when it
  * cannot be traced (named in skipped).
  */
-int gcm_libset_add_exec(struct gcm_libset *set, pid_t pid);
+int gcm_libset_add_exec(struct gcm_libset *set, pid_t pid, const struct gcm_exec_file *file);
 /* Name a program found but not traced, and why. */
 void gcm_libset_note_skipped(struct gcm_libset *set, const char *why);
 void gcm_libset_free(struct gcm_libset *set);

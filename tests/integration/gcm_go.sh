@@ -215,5 +215,30 @@ bad go124 "built with go1\.24\.[0-9]*: Go 1\.24 moved AES-GCM to crypto/internal
 bad go115 "built with go1\.15\.[0-9]*, whose stack-based calling convention" --binary "$tmp/go1.15"
 bad not_go_static 'no AES-GCM entry points: .* or a Go program' --binary /sbin/ldconfig
 
+# 5. System-wide, Go programs that start after ringside: each is looked at
+# when its start is seen (once per file), probed, or named as not traced.
+if start_rs started_later; then
+	start_wl started_later "$GO_S" schedule 12 9 4 || fail gcm_go_started_later "workload did not start"
+	# The workload waits for its go line, so nothing it does precedes the probes.
+	wait_for "$tmp/started_later.json" '"type":"gcm_lib",.*gcm_go_stripped",.*"late":true' 120 &&
+		pass gcm_go_started_later_announced ||
+		fail gcm_go_started_later_announced "$(grep -v '"gcm_op"' "$tmp/started_later.json" | head -3)"
+	echo go >&8
+	end_wl started_later
+	# Started and gone at once: found through the path it was started with.
+	"$RS_PROGS/nogcm_go" </dev/null >/dev/null 2>&1
+	"$tmp/go1.24" </dev/null >/dev/null 2>&1
+	wait_for "$tmp/started_later.json" '"type":"gcm_not_traced","why":".*go1\.24: built with go1\.24' 120 &&
+		pass gcm_go_started_later_untraceable_named ||
+		fail gcm_go_started_later_untraceable_named "$(grep -v '"gcm_op"' "$tmp/started_later.json" | tail -3)"
+	stop_rs
+	compare started_later
+	# A Go program without AES-GCM code has nothing to trace: no line.
+	! grep -q 'nogcm_go' "$tmp/started_later.json" "$tmp/started_later.rserr" &&
+		pass gcm_go_started_later_no_gcm_quiet || fail gcm_go_started_later_no_gcm_quiet "$(grep nogcm_go "$tmp/started_later.json")"
+	grep -q '"watches_starts":true' "$tmp/started_later.json" && ! grep -q 'Go programs that start from now on' "$tmp/started_later.rserr" &&
+		pass gcm_go_started_later_no_blind_spot_line || fail gcm_go_started_later_no_blind_spot_line "$(head -2 "$tmp/started_later.rserr")"
+fi
+
 [ "$(bpf_links)" = "$links_before" ] && pass gcm_go_nothing_left_attached ||
 	fail gcm_go_nothing_left_attached "links before $links_before, after $(bpf_links)"

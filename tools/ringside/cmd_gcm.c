@@ -19,9 +19,9 @@ static const char gcm_usage[] =
 	"and crypto/cipher, found through Go's own function table, stripped or not),\n"
 	"with probes on the functions' RET instructions.\n"
 	"Without -p or --lib, the system's libraries are traced for every process,\n"
-	"with the Go programs running at start (a Go program started later is not:\n"
-	"name it with --binary); programs that cannot be traced are named on stderr\n"
-	"(\"not traced\").\n"
+	"with the Go programs running at start and those that start later (probed\n"
+	"when their start is seen); programs that cannot be traced are named on\n"
+	"stderr (\"not traced\").\n"
 	"\n"
 	"  -l, --lib PATH         probe this library (repeatable)\n"
 	"  -b, --binary PATH      probe this program (statically linked crypto or a Go\n"
@@ -59,6 +59,7 @@ struct gcm_cli {
 	struct ringside_gcm_agg *run;		/* the whole run */
 	struct ringside_resolver *resolver;
 	double last_tick;
+	unsigned int libs_shown, skipped_shown;	/* announced so far */
 };
 
 static void json_lib(const struct gcm_cli *g, uint32_t lib_id)
@@ -339,6 +340,40 @@ static const char *lib_not_seen(const struct ringside_gcm_lib *lib)
 	return lib->not_seen[0] ? lib->not_seen : family ? family : "";
 }
 
+/* One library's JSON fields: the gcm_start list and a late gcm_lib record share them. */
+static void json_lib_fields(const struct gcm_cli *g, unsigned int i)
+{
+	const struct ringside_gcm_lib *lib = ringside_gcm_lib(g->s, i);
+
+	printf("\"id\":%u,\"lib\":\"%s\",\"path\":", i, ringside_gcm_lib_name(lib->family));
+	ringside_json_string(stdout, lib->path);
+	fputs(",\"version\":", stdout);
+	ringside_json_string(stdout, lib->version);
+	printf(",\"probes\":%u,\"single_stepped\":%u,\"late\":%s,\"not_seen\":", lib->probes,
+	       lib->stepped, lib->late ? "true" : "false");
+	ringside_json_string(stdout, lib_not_seen(lib));
+	if (lib->entries[0]) {
+		fputs(",\"entries\":", stdout);
+		ringside_json_string(stdout, lib->entries);
+	}
+}
+
+static void text_lib(const struct gcm_cli *g, unsigned int i)
+{
+	const struct ringside_gcm_lib *lib = ringside_gcm_lib(g->s, i);
+
+	fprintf(stderr, "ringside: %s %s %s: %u probes", ringside_gcm_lib_name(lib->family),
+		lib->version[0] ? lib->version : "?", lib->path, lib->probes);
+	if (lib->stepped)
+		fprintf(stderr, ", %u single-stepped", lib->stepped);
+	if (lib->late)
+		fputs(" (started after tracing began: probed from now on)", stderr);
+	fputc('\n', stderr);
+	if (lib_not_seen(lib)[0])
+		fprintf(stderr, "ringside: %s: not seen: %s\n", ringside_gcm_lib_name(lib->family),
+			lib_not_seen(lib));
+}
+
 static void announce(struct gcm_cli *g)
 {
 	char why[400];
@@ -347,23 +382,13 @@ static void announce(struct gcm_cli *g)
 	unsigned int n = ringside_gcm_nr_libs(g->s);
 
 	if (g->o.json) {
-		printf("{\"type\":\"gcm_start\",\"uretprobe\":\"%s\",\"seccomp_safe\":%s,\"libs\":[",
-		       sys ? "syscall" : "int3", seccomp_safe ? "true" : "false");
+		printf("{\"type\":\"gcm_start\",\"uretprobe\":\"%s\",\"seccomp_safe\":%s,"
+		       "\"watches_starts\":%s,\"libs\":[",
+		       sys ? "syscall" : "int3", seccomp_safe ? "true" : "false",
+		       ringside_gcm_watches_starts(g->s) ? "true" : "false");
 		for (unsigned int i = 0; i < n; i++) {
-			const struct ringside_gcm_lib *lib = ringside_gcm_lib(g->s, i);
-
-			printf("%s{\"id\":%u,\"lib\":\"%s\",\"path\":", i ? "," : "", i,
-			       ringside_gcm_lib_name(lib->family));
-			ringside_json_string(stdout, lib->path);
-			fputs(",\"version\":", stdout);
-			ringside_json_string(stdout, lib->version);
-			printf(",\"probes\":%u,\"single_stepped\":%u,\"not_seen\":", lib->probes,
-			       lib->stepped);
-			ringside_json_string(stdout, lib_not_seen(lib));
-			if (lib->entries[0]) {
-				fputs(",\"entries\":", stdout);
-				ringside_json_string(stdout, lib->entries);
-			}
+			fputs(i ? ",{" : "{", stdout);
+			json_lib_fields(g, i);
 			putchar('}');
 		}
 		fputs("],\"not_traced\":[", stdout);
@@ -380,30 +405,57 @@ static void announce(struct gcm_cli *g)
 								"int3 trap");
 	if (!seccomp_safe)
 		fprintf(stderr, "ringside: warning: %s\n", why);
-	for (unsigned int i = 0; i < n; i++) {
-		const struct ringside_gcm_lib *lib = ringside_gcm_lib(g->s, i);
-
-		fprintf(stderr, "ringside: %s %s %s: %u probes", ringside_gcm_lib_name(lib->family),
-			lib->version[0] ? lib->version : "?", lib->path, lib->probes);
-		if (lib->stepped)
-			fprintf(stderr, ", %u single-stepped", lib->stepped);
-		fputc('\n', stderr);
-		if (lib_not_seen(lib)[0])
-			fprintf(stderr, "ringside: %s: not seen: %s\n", ringside_gcm_lib_name(lib->family),
-				lib_not_seen(lib));
-	}
+	for (unsigned int i = 0; i < n; i++)
+		text_lib(g, i);
 	for (unsigned int i = 0; i < ringside_gcm_nr_skipped(g->s); i++)
 		fprintf(stderr, "ringside: not traced: %s\n", ringside_gcm_skipped(g->s, i));
+	g->libs_shown = n;
+	g->skipped_shown = ringside_gcm_nr_skipped(g->s);
 	/* Libraries are probed by file, so later processes are covered; a Go
-	 * program carries its own crypto and is probed only if running now. */
-	if (!g->nr_paths && !g->o.pid)
+	 * program carries its own crypto: system-wide, each one that starts is
+	 * probed when its start is seen, where the kernel can report starts. */
+	if (!g->nr_paths && !g->o.pid && !ringside_gcm_watches_starts(g->s))
 		fprintf(stderr, "ringside: not traced: Go programs that start from now on "
-			"(name one with --binary PATH)\n");
+			"(this kernel does not report program starts to BPF: name one with "
+			"--binary PATH)\n");
 	if (g->events && !g->o.json)
 		printf("%-16s %7s %7s %-9s %-4s %4s %6s %8s %10s %-9s %s\n", "COMM", "PID", "TID", "LIB",
 		       "DIR", "BITS", "AAD", "BYTES", "LAT(us)", "RESULT", "CALLER");
 	fprintf(stderr, "ringside: tracing AES-GCM... Ctrl-C to end\n");
 	fflush(stdout);
+}
+
+/*
+ * Between polls: Go programs that started after tracing began and were
+ * probed, or found untraceable, are announced as the start-up ones were.
+ */
+static int announce_late(void *ctx)
+{
+	struct gcm_cli *g = ctx;
+	unsigned int n = ringside_gcm_nr_libs(g->s), skipped = ringside_gcm_nr_skipped(g->s);
+
+	for (; g->libs_shown < n; g->libs_shown++) {
+		if (g->o.json) {
+			fputs("{\"type\":\"gcm_lib\",", stdout);
+			json_lib_fields(g, g->libs_shown);
+			puts("}");
+		} else {
+			text_lib(g, g->libs_shown);
+		}
+	}
+	for (; g->skipped_shown < skipped; g->skipped_shown++) {
+		const char *why = ringside_gcm_skipped(g->s, g->skipped_shown);
+
+		if (g->o.json) {
+			fputs("{\"type\":\"gcm_not_traced\",\"why\":", stdout);
+			ringside_json_string(stdout, why);
+			puts("}");
+		} else {
+			fprintf(stderr, "ringside: not traced: %s\n", why);
+		}
+	}
+	fflush(stdout);
+	return 0;
 }
 
 /* Warn about seccomp-filtered targets when the uretprobe syscall would kill them. */
@@ -527,7 +579,8 @@ int cmd_gcm(int argc, char **argv)
 	}
 	warn_seccomp_target(g.o.pid);
 	announce(&g);
-	loop = (struct cli_loop){ .s = g.s, .o = &g.o, .summary = summarize, .ctx = &g };
+	loop = (struct cli_loop){ .s = g.s, .o = &g.o, .summary = summarize,
+				  .check = announce_late, .ctx = &g };
 	ret = cli_run(&loop);
 out:
 	ringside_resolver_free(g.resolver);
