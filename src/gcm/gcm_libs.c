@@ -94,6 +94,14 @@ static const struct gcm_probe_spec nettle_specs[] = {
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
+/* Resize array arr to n elements in place; false (arr untouched) without memory. */
+#define GROW(arr, n)                                                         \
+	({                                                                   \
+		__typeof__(arr) grown_ = reallocarray((arr), (n), sizeof(*(arr))); \
+		if (grown_)                                                  \
+			(arr) = grown_;                                      \
+		grown_ != NULL;                                              \
+	})
 
 static const struct gcm_family families[] = {
 	{ RS_GCM_LIB_OPENSSL, "libcrypto.so", "OpenSSL ", openssl_specs, N(openssl_specs) },
@@ -155,11 +163,8 @@ static void sniff_version(int fd, const struct gcm_family *f, char *out, size_t 
 
 static int push_probe(struct gcm_libset *set, const struct gcm_probe *p)
 {
-	struct gcm_probe *np = realloc(set->probes, (set->nr_probes + 1) * sizeof(*np));
-
-	if (!np)
+	if (!GROW(set->probes, set->nr_probes + 1))
 		return -ENOMEM;
-	set->probes = np;
 	set->probes[set->nr_probes++] = *p;
 	return 0;
 }
@@ -314,28 +319,12 @@ static int elf_kind_err(struct gcm_libset *set, int fd, const char *shown)
 static struct ringside_gcm_lib *new_lib(struct gcm_libset *set, enum rs_gcm_lib family, const char *path)
 {
 	size_t n = set->nr_libs + 1;
-	struct ringside_gcm_lib *nl = realloc(set->libs, n * sizeof(*nl));
-	struct rs_gcm_go *ng;
-	dev_t *devs;
-	ino_t *inos;
+	struct ringside_gcm_lib *nl;
 
 	/* Each array grows on its own; one that fails leaves the set as it was. */
-	if (!nl)
+	if (!GROW(set->libs, n) || !GROW(set->go, n) || !GROW(set->devs, n) || !GROW(set->inos, n))
 		return NULL;
-	set->libs = nl;
-	ng = realloc(set->go, n * sizeof(*ng));
-	if (!ng)
-		return NULL;
-	set->go = ng;
-	devs = realloc(set->devs, n * sizeof(*devs));
-	if (!devs)
-		return NULL;
-	set->devs = devs;
-	inos = realloc(set->inos, n * sizeof(*inos));
-	if (!inos)
-		return NULL;
-	set->inos = inos;
-	memset(&set->go[set->nr_libs], 0, sizeof(*ng));
+	memset(&set->go[set->nr_libs], 0, sizeof(*set->go));
 	nl = &set->libs[set->nr_libs];
 	memset(nl, 0, sizeof(*nl));
 	nl->family = family;
@@ -623,12 +612,8 @@ static void add_from_ldcache(struct gcm_libset *set)
 
 void gcm_libset_note_skipped(struct gcm_libset *set, const char *why)
 {
-	char (*n)[320] = realloc(set->skipped, (set->nr_skipped + 1) * sizeof(*n));
-
-	if (!n)
-		return;
-	set->skipped = n;
-	snprintf(set->skipped[set->nr_skipped++], sizeof(*n), "%s", why);
+	if (GROW(set->skipped, set->nr_skipped + 1))
+		snprintf(set->skipped[set->nr_skipped++], sizeof(*set->skipped), "%s", why);
 }
 
 /*
@@ -663,14 +648,8 @@ static void add_running_go(struct gcm_libset *set)
 				break;
 		if (i < nr_seen)
 			continue;
-		dev_t *devs = reallocarray(seen_dev, nr_seen + 1, sizeof(*seen_dev));
-		ino_t *inos = devs ? reallocarray(seen_ino, nr_seen + 1, sizeof(*seen_ino)) : NULL;
-
-		if (devs)
-			seen_dev = devs;
-		if (!inos)
+		if (!GROW(seen_dev, nr_seen + 1) || !GROW(seen_ino, nr_seen + 1))
 			break;
-		seen_ino = inos;
 		seen_dev[nr_seen] = sb.st_dev;
 		seen_ino[nr_seen++] = sb.st_ino;
 		err = add_pid_exe(set, pid, NULL);

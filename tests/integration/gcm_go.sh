@@ -145,30 +145,7 @@ tls_case tls13_aes128 1.3 128 --tlsv1.3 --tls13-ciphers TLS_AES_128_GCM_SHA256
 tls_case tls13_aes256 1.3 256 --tlsv1.3 --tls13-ciphers TLS_AES_256_GCM_SHA384
 tls_case tls12_aes128 1.2 128 --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-AES128-GCM-SHA256
 tls_case tls12_aes256 1.2 256 --tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-AES256-GCM-SHA384
-python3 - "$tmp" "$tmp/tls.pids" <<'PY'
-import json, sys
-def side(pid, lib, d, bits):
-    got = [r for r in summ if r["pid"] == pid and r["lib"] == lib and r["dir"] == d and r["key_bits"] == bits]
-    return tuple(sum(r[k] for r in got) for k in ("ops", "payload_bytes", "aad_bytes"))
-def check(name, cond, why):
-    print(("PASS %s" % name) if cond else ("FAIL %s: %s" % (name, why)))
-for line in open(sys.argv[2]):
-    name, vers, bits, client, server = line.split()
-    client, server, bits = int(client), int(server), int(bits)
-    summ = [r for r in map(json.loads, open("%s/%s.json" % (sys.argv[1], name))) if r["type"] == "gcm_summary"]
-    n = "gcm_go_" + name
-    aad = 5 if vers == "1.3" else 13
-    g_seal, c_open = side(server, "go", "seal", bits), side(client, "openssl", "open", bits)
-    g_open, c_seal = side(server, "go", "open", bits), side(client, "openssl", "seal", bits)
-    check(n + "_go_seals_equal_curl_opens (%d records, %d bytes)" % g_seal[:2],
-          g_seal == c_open and g_seal[1] >= 1048576, "go seals %s, curl opens %s" % (g_seal, c_open))
-    check(n + "_go_opens_equal_curl_seals (%d records, %d bytes)" % g_open[:2],
-          g_open == c_seal and g_open[0] > 0, "go opens %s, curl seals %s" % (g_open, c_seal))
-    check(n + "_aad_%d_bytes_a_record" % aad, g_seal[2] == aad * g_seal[0] and g_open[2] == aad * g_open[0],
-          "seals %s opens %s" % (g_seal, g_open))
-    others = [r for r in summ if r["pid"] == server and (r["lib"] != "go" or r["key_bits"] != bits)]
-    check(n + "_only_go_rows", not others, others)
-PY
+python3 "$(dirname "$0")/tls_mirror_check.py" gcm_go "$tmp/tls.pids" "$tmp/{name}.json" server go openssl
 
 # 4. Bad input: one clear line, a non-zero exit, nothing left attached.
 bad() {	# NAME PATTERN ARGS...

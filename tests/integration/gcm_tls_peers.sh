@@ -67,35 +67,4 @@ run_case tls12_aes128_nettle 1.2 128 0x1
 run_case tls12_chacha_nettle 1.2 chacha 0x1
 # Both peers of every case have exited: every record was sealed and opened before that.
 kill -INT "$rs"; wait "$rs"; rs=
-python3 - "$tmp/trace.json" "$tmp/pids" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
-summ = [r for r in rows if r["type"] == "gcm_summary"]
-def side(pid, lib, d, bits):
-    got = [r for r in summ if r["pid"] == pid and r["lib"] == lib and r["dir"] == d and r["key_bits"] == bits]
-    return tuple(sum(r[k] for r in got) for k in ("ops", "payload_bytes", "aad_bytes"))
-def check(name, cond, why):
-    print(("PASS %s" % name) if cond else ("FAIL %s: %s" % (name, why)))
-for line in open(sys.argv[2]):
-    name, vers, bits, client, server = line.split()
-    client, server = int(client), int(server)
-    n = "gcm_tls_peers_%s" % name
-    mine = [r for r in summ if r["pid"] == client]
-    if bits == "chacha":
-        check(n + "_no_gcm_counted", not mine, mine)
-        continue
-    bits = int(bits)
-    aad = 5 if vers == "1.3" else 13
-    c_open, s_seal = side(client, "gnutls", "open", bits), side(server, "openssl", "seal", bits)
-    c_seal, s_open = side(client, "gnutls", "seal", bits), side(server, "openssl", "open", bits)
-    check(n + "_gnutls_opens_equal_openssl_seals (%d records, %d bytes)" % c_open[:2],
-          c_open == s_seal and c_open[1] >= 1048576, "gnutls opens %s, openssl seals %s" % (c_open, s_seal))
-    check(n + "_gnutls_seals_equal_openssl_opens (%d records, %d bytes)" % c_seal[:2],
-          c_seal == s_open and c_seal[0] > 0, "gnutls seals %s, openssl opens %s" % (c_seal, s_open))
-    check(n + "_aad_%d_bytes_a_record" % aad,
-          c_open[2] == aad * c_open[0] and c_seal[2] == aad * c_seal[0], "opens %s seals %s" % (c_open, c_seal))
-    others = [r for r in mine if r["lib"] != "gnutls" or r["key_bits"] != bits]
-    check(n + "_only_gnutls_rows", not others, others)
-    un = [r for r in rows if r["type"] == "unattributed" and r["pid"] == client]
-    check(n + "_nothing_unattributed", not un, un)
-PY
+python3 "$(dirname "$0")/tls_mirror_check.py" gcm_tls_peers "$tmp/pids" "$tmp/trace.json" client gnutls openssl
