@@ -152,6 +152,8 @@ enum ringside_feature {
 	RINGSIDE_FEAT_BTRFS_DYNAMIC_RECLAIM,
 	RINGSIDE_FEAT_BTRFS_PERIODIC_RECLAIM,
 	RINGSIDE_FEAT_TRACEFS,
+	RINGSIDE_FEAT_UPROBE_MULTI,	/* one link, many offsets (Linux 6.6+) */
+	RINGSIDE_FEAT_SYSCALL_EXIT_TP,	/* syscalls/sys_exit_write in tracefs */
 	RINGSIDE_FEAT_COUNT
 };
 
@@ -169,10 +171,19 @@ struct ringside_features {
  * Probe the running kernel with real attach tests where they are cheap and
  * safe. Needs root (CAP_BPF + CAP_PERFMON + CAP_SYS_ADMIN) for the BPF lines;
  * without it those lines say so. Mounts nothing and leaves nothing attached.
+ * Each feature is probed once per process and kept: collectors choose their
+ * program variants from the same results (thread-safe).
  */
 int ringside_features_probe(struct ringside_features *out);
 
-/* Print the probe result as an aligned table, or as one JSON object per line. */
+/* One feature, probed on first use and kept; NULL for an unknown one. */
+const struct ringside_feature_result *ringside_feature(enum ringside_feature f);
+
+/*
+ * Print the probe result as an aligned table, or as one JSON object per
+ * line, followed by each collector's program variants: which one a session
+ * would load on this kernel and the feature that decided it.
+ */
 void ringside_features_print(const struct ringside_features *f, FILE *out, bool json);
 
 /*

@@ -43,68 +43,49 @@ static const struct rs_ksym_tag trigger_funcs[] = {
 	{ "btrfs_chunk_alloc", RS_BTRFS_TRIG_ALLOC },
 };
 
-/* ---- loading: tp_btf + fexit, then tp_btf, then raw_tp ------------------ */
+/* ---- loading: program variants as data (variants.h) ----------------------- */
 
-enum variant { WITH_FEXIT, TP_BTF, RAW_TP };
+static const struct rs_variant event_variants[] = {
+	{ "tp_btf", RINGSIDE_FEAT_TP_BTF, NULL, NULL, "btrfs_btf_",
+	  "BTF tracepoints: typed arguments" },
+	{ "raw_tp", RINGSIDE_FEAT_RAW_TP, NULL, NULL, "btrfs_raw_",
+	  "raw tracepoints" },
+};
 
-static bool wanted(const char *name, enum variant v)
-{
-	if (!strncmp(name, "btrfs_reloc_", 12))
-		return v == WITH_FEXIT;
-	if (!strncmp(name, "btrfs_btf_", 10))
-		return v != RAW_TP;
-	return v == RAW_TP;
-}
+static const struct rs_variant timing_variants[] = {
+	{ "fexit", RINGSIDE_FEAT_FENTRY, "btrfs_relocate_block_group", "btrfs", "btrfs_reloc_",
+	  "relocation times from btrfs_relocate_block_group's entry and exit" },
+	{ "tracepoints", RINGSIDE_FEAT_COUNT, NULL, NULL, "",
+	  "relocation times from the block-group tracepoints" },
+};
 
-static int load_variant(struct rs_collector *c, enum variant v)
+enum { PART_EVENTS, PART_TIMING };
+
+static const struct rs_part btrfs_parts[] = {
+	[PART_EVENTS] = { "block-group events", event_variants, 2 },
+	[PART_TIMING] = { "relocation timing", timing_variants, 2 },
+};
+
+static int btrfs_load(struct rs_collector *c)
 {
 	struct rs_btrfs *b = c->priv;
-	struct bpf_program *p;
 	int err;
 
 	b->skel = btrfs_bpf__open();
 	if (!b->skel)
-		return -errno;
+		return rs_fail(c->s, -errno, "btrfs: cannot open BPF object");
 	c->obj = b->skel->obj;
 	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&b->skel->rodata->rs_filter);
 	if (err)
 		return err;
 	if (b->want_fsid)
 		memcpy((void *)b->skel->rodata->want_fsid, b->fsid, 16);
-	bpf_object__for_each_program(p, b->skel->obj)
-		bpf_program__set_autoload(p, wanted(bpf_program__name(p), v));
-	return btrfs_bpf__load(b->skel);
-}
-
-static int btrfs_load(struct rs_collector *c)
-{
-	static const char *const what[] = { "tracepoints + fexit relocation timing",
-					    "BTF tracepoints", "raw tracepoints" };
-	struct rs_btrfs *b = c->priv;
-	int err = 0, first_err = 0;
-
-	for (enum variant v = WITH_FEXIT; v <= RAW_TP; v++) {
-		err = load_variant(c, v);
-		if (!err) {
-			b->reloc_timing = v == WITH_FEXIT;
-			rs_note(c->s, "btrfs: using %s", what[v]);
-			if (v != WITH_FEXIT)
-				rs_note(c->s, "btrfs: fexit on btrfs_relocate_block_group refused "
-					"(%s%s): relocation times come from the tracepoints",
-					strerror(-first_err), first_err == -EPERM && !geteuid() ?
-					" although root: ftrace locked or lockdown" : "");
-			return 0;
-		}
-		if (!first_err)
-			first_err = err;
-		btrfs_bpf__destroy(b->skel);
-		b->skel = NULL;
-		c->obj = NULL;
-	}
+	b->reloc_timing = rs_collector_variant(c, PART_TIMING) == 0;
+	err = btrfs_bpf__load(b->skel);
 	if (err == -ENOENT || err == -ESRCH)
 		return rs_fail(c->s, -RINGSIDE_ERR_KERNEL, "btrfs: the kernel has no btrfs tracepoints "
 			       "(btrfs not built in and its module not loaded?)");
-	return rs_load_failed(c, err);
+	return err ? rs_load_failed(c, err) : 0;
 }
 
 static int btrfs_attach(struct rs_collector *c)
@@ -129,8 +110,10 @@ static void btrfs_release(struct rs_collector *c)
 	free(b);
 }
 
-static const struct rs_collector_ops btrfs_ops = {
+const struct rs_collector_ops rs_btrfs_ops = {
 	.name = "btrfs",
+	.parts = btrfs_parts,
+	.nr_parts = 2,
 	.load = btrfs_load,
 	.attach = btrfs_attach,
 	.destroy = btrfs_destroy,
@@ -162,7 +145,7 @@ int ringside_session_enable_btrfs(struct ringside_session *s, const struct rings
 		free(b);
 		return rs_fail(s, err, "cannot read /proc/kallsyms: %s", ringside_strerror(err));
 	}
-	err = rs_session_add(s, &btrfs_ops, b);
+	err = rs_session_add(s, &rs_btrfs_ops, b);
 	if (err) {
 		rs_ksyms_free(b->ksyms);
 		free(b);
@@ -173,7 +156,7 @@ int ringside_session_enable_btrfs(struct ringside_session *s, const struct rings
 static struct rs_btrfs *btrfs_of(const struct ringside_session *s)
 {
 	for (const struct rs_collector *c = s ? s->collectors : NULL; c; c = c->next)
-		if (c->ops == &btrfs_ops)
+		if (c->ops == &rs_btrfs_ops)
 			return c->priv;
 	return NULL;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* ringside_features_probe(): what the running kernel lets ringside do. */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -26,6 +27,7 @@
 #include "cgroup.h"
 #include "memcg_io.h"
 #include "probe.skel.h"
+#include "uprobe_multi.h"
 
 #define RS_NR_URETPROBE 335	/* x86-64; the same number upstream and in the 6.1 backport */
 #define TRACEFS_MAGIC_NR 0x74726163
@@ -114,7 +116,46 @@ static int rb_count(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static void probe_uprobes(struct ringside_feature_result *r)
+/* A uprobe_multi link on our own function at file offset off: one hit when it is called. */
+static void probe_uprobe_multi(struct ringside_feature_result *r, const char *path, size_t off)
+{
+	struct probe_bpf *skel = probe_bpf__open();
+	struct bpf_program *p;
+	uint64_t offset = off;
+	int err, fd;
+
+	if (!skel) {
+		set(r, false, "cannot open probe object: %s", strerror(errno));
+		return;
+	}
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, p == skel->progs.probe_uprobe_multi);
+	bpf_program__set_expected_attach_type(skel->progs.probe_uprobe_multi, RS_BPF_TRACE_UPROBE_MULTI);
+	skel->rodata->rs_filter.tgid = getpid();
+	err = probe_bpf__load(skel);
+	if (err) {
+		set(r, false, "uprobe_multi program load failed: %s%s", strerror(-err),
+		    err == -EINVAL ? " (Linux < 6.6)" : eperm_hint(err));
+		probe_bpf__destroy(skel);
+		return;
+	}
+	fd = rs_uprobe_multi_link(bpf_program__fd(skel->progs.probe_uprobe_multi), path, &offset, NULL,
+				  1, getpid(), false);
+	if (fd < 0) {
+		set(r, false, "uprobe_multi link on %s+0x%zx failed: %s%s", path, off, strerror(-fd),
+		    fd == -EINVAL ? " (Linux < 6.6)" : eperm_hint(fd));
+	} else if (rs_probe_target(1) == 2 && skel->bss->uprobe_multi_hits == 1) {
+		set(r, true, "one link on our own function fired once");
+	} else {
+		set(r, false, "uprobe_multi link fired %llu times (expected 1)",
+		    (unsigned long long)skel->bss->uprobe_multi_hits);
+	}
+	if (fd >= 0)
+		close(fd);
+	probe_bpf__destroy(skel);
+}
+
+static void probe_uprobes(struct ringside_feature_result *r, struct ringside_feature_result *multi)
 {
 	struct ringside_procmaps *pm = NULL;
 	struct ringside_vma *vma = malloc(sizeof(*vma));
@@ -135,6 +176,7 @@ static void probe_uprobes(struct ringside_feature_result *r)
 	ringside_procmaps_close(pm);
 	if (err) {
 		set(r, false, "cannot find own text mapping: %s", strerror(-err));
+		set(multi, false, "cannot find own text mapping: %s", strerror(-err));
 		free(vma);
 		return;
 	}
@@ -142,15 +184,14 @@ static void probe_uprobes(struct ringside_feature_result *r)
 	skel = probe_bpf__open();
 	if (!skel) {
 		set(r, false, "cannot open probe object: %s", strerror(errno));
-		free(vma);
-		return;
+		goto out;
 	}
 	{
 		struct bpf_program *p;
 
 		bpf_object__for_each_program(p, skel->obj)
-			bpf_program__set_autoload(p, strstr(bpf_program__name(p), "uprobe") ||
-						      strstr(bpf_program__name(p), "uretprobe"));
+			bpf_program__set_autoload(p, p == skel->progs.probe_uprobe ||
+						      p == skel->progs.probe_uretprobe);
 	}
 	skel->rodata->rs_filter.tgid = getpid();
 	err = probe_bpf__load(skel);
@@ -184,6 +225,7 @@ out:
 	bpf_link__destroy(ret);
 	bpf_link__destroy(entry);
 	probe_bpf__destroy(skel);
+	probe_uprobe_multi(multi, vma->name, off);
 	free(vma);
 }
 
@@ -318,20 +360,6 @@ static void probe_memcg(struct ringside_features *out)
 		set(sw, false, "could not probe memory.reclaim in a scratch cgroup: %s", strerror(-err));
 }
 
-bool rs_kernel_has_btf_type(const char *name)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool has;
-
-	if (!btf)
-		return false;
-	/* Tracepoints are typedefs (btf_trace_NAME); types are structs. */
-	has = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0 ||
-	      btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT) > 0;
-	btf__free(btf);
-	return has;
-}
-
 static bool btf_struct_has(const struct btf *btf, const char *type, const char *member)
 {
 	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
@@ -377,18 +405,26 @@ static void probe_btrfs(struct ringside_features *out, const struct btf *vmlinux
 	btf__free(mod);
 }
 
-static void probe_tracefs(struct ringside_feature_result *r)
+static void probe_tracefs(struct ringside_feature_result *r, struct ringside_feature_result *sys_exit)
 {
 	static const char *const paths[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	struct statfs sfs;
+	char event[96];
 
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		if (!statfs(paths[i], &sfs) && sfs.f_type == TRACEFS_MAGIC_NR) {
 			set(r, true, "mounted at %s", paths[i]);
+			snprintf(event, sizeof(event), "%s/events/syscalls/sys_exit_write", paths[i]);
+			if (!access(event, F_OK))
+				set(sys_exit, true, "%s exists", event);
+			else
+				set(sys_exit, false, "tracefs has no syscalls/sys_exit_write: kernel built "
+					"without CONFIG_FTRACE_SYSCALLS");
 			return;
 		}
 	}
 	set(r, false, "not mounted: mount -t tracefs nodev /sys/kernel/tracing");
+	set(sys_exit, false, "tracefs not mounted, so syscalls/sys_exit_write cannot be attached");
 }
 
 static const char *const feature_names[RINGSIDE_FEAT_COUNT] = {
@@ -409,57 +445,190 @@ static const char *const feature_names[RINGSIDE_FEAT_COUNT] = {
 	[RINGSIDE_FEAT_BTRFS_DYNAMIC_RECLAIM] = "btrfs_dynamic_reclaim",
 	[RINGSIDE_FEAT_BTRFS_PERIODIC_RECLAIM] = "btrfs_periodic_reclaim",
 	[RINGSIDE_FEAT_TRACEFS] = "tracefs",
+	[RINGSIDE_FEAT_UPROBE_MULTI] = "uprobe_multi",
+	[RINGSIDE_FEAT_SYSCALL_EXIT_TP] = "syscall_exit_tracepoint",
 };
 
-int ringside_features_probe(struct ringside_features *out)
-{
-	struct btf *btf;
-	int ret;
+/*
+ * Probe groups: each fills the features it can tell in one go (a uprobe
+ * test answers both uprobe lines). Features are probed on first use and
+ * kept for the life of the process, under one lock: what `ringside
+ * features` prints and what a collector picks come from the same result.
+ */
+static struct {
+	pthread_once_t once;
+	pthread_mutex_t lock;
+	bool done[RINGSIDE_FEAT_COUNT];
+	struct ringside_features f;
+} cache = { .once = PTHREAD_ONCE_INIT };
 
-	memset(out, 0, sizeof(*out));
-	for (int i = 0; i < RINGSIDE_FEAT_COUNT; i++) {
-		out->f[i].name = feature_names[i];
-		snprintf(out->f[i].why, sizeof(out->f[i].why), "not probed");
-	}
-	btf = btf__load_vmlinux_btf();
+static const struct ringside_feature_result *need(enum ringside_feature f);
+
+static bool have_btf(void)
+{
+	return need(RINGSIDE_FEAT_BTF)->present;
+}
+
+static void group_btf(struct ringside_features *out)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+
 	if (btf)
 		set(&out->f[RINGSIDE_FEAT_BTF], true, "/sys/kernel/btf/vmlinux loaded (%u types)",
 		    btf__type_cnt(btf));
 	else
 		set(&out->f[RINGSIDE_FEAT_BTF], false,
 		    "no /sys/kernel/btf/vmlinux: kernel built without CONFIG_DEBUG_INFO_BTF");
+	btf__free(btf);
+}
 
-	ret = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL);
+static void group_ringbuf(struct ringside_features *out)
+{
+	int ret = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL);
+
 	if (ret == 1)
 		set(&out->f[RINGSIDE_FEAT_RINGBUF], true, "BPF_MAP_TYPE_RINGBUF map created");
 	else
 		set(&out->f[RINGSIDE_FEAT_RINGBUF], false, "ring buffer map not creatable: %s%s",
 		    ret ? strerror(-ret) : "unsupported (Linux < 5.8)", eperm_hint(ret));
+}
 
-	if (btf) {
-		probe_attach(&out->f[RINGSIDE_FEAT_TP_BTF], "probe_tp_btf", "tp_btf/sched_switch");
-		probe_attach(&out->f[RINGSIDE_FEAT_FENTRY], "probe_fentry", "fentry/vfs_read");
-	} else {
-		set(&out->f[RINGSIDE_FEAT_TP_BTF], false, "needs kernel BTF");
-		set(&out->f[RINGSIDE_FEAT_FENTRY], false, "needs kernel BTF");
+/* One attach test, for a kernel with BTF: ringside's objects are CO-RE. */
+static void attach_test(struct ringside_features *out, enum ringside_feature f, const char *prog,
+			const char *what)
+{
+	if (have_btf())
+		probe_attach(&out->f[f], prog, what);
+	else
+		set(&out->f[f], false, "not tested: ringside's BPF needs kernel BTF");
+}
+
+static void group_tp_btf(struct ringside_features *out)
+{
+	attach_test(out, RINGSIDE_FEAT_TP_BTF, "probe_tp_btf", "tp_btf/sched_switch");
+}
+
+static void group_fentry(struct ringside_features *out)
+{
+	attach_test(out, RINGSIDE_FEAT_FENTRY, "probe_fentry", "fentry/vfs_read");
+}
+
+static void group_raw_tp(struct ringside_features *out)
+{
+	attach_test(out, RINGSIDE_FEAT_RAW_TP, "probe_raw_tp", "raw_tp/sched_switch");
+}
+
+static void group_kprobe(struct ringside_features *out)
+{
+	attach_test(out, RINGSIDE_FEAT_KPROBE, "probe_kprobe", "kprobe/vfs_read");
+}
+
+static void group_uprobes(struct ringside_features *out)
+{
+	if (have_btf()) {
+		probe_uprobes(&out->f[RINGSIDE_FEAT_UPROBE], &out->f[RINGSIDE_FEAT_UPROBE_MULTI]);
+		return;
 	}
-	if (btf) {
-		probe_attach(&out->f[RINGSIDE_FEAT_RAW_TP], "probe_raw_tp", "raw_tp/sched_switch");
-		probe_attach(&out->f[RINGSIDE_FEAT_KPROBE], "probe_kprobe", "kprobe/vfs_read");
-		probe_uprobes(&out->f[RINGSIDE_FEAT_UPROBE]);
-	} else {
-		/* ringside's objects are CO-RE: nothing loads without kernel BTF. */
-		set(&out->f[RINGSIDE_FEAT_RAW_TP], false, "not tested: ringside's BPF needs kernel BTF");
-		set(&out->f[RINGSIDE_FEAT_KPROBE], false, "not tested: ringside's BPF needs kernel BTF");
-		set(&out->f[RINGSIDE_FEAT_UPROBE], false, "not tested: ringside's BPF needs kernel BTF");
-	}
+	set(&out->f[RINGSIDE_FEAT_UPROBE], false, "not tested: ringside's BPF needs kernel BTF");
+	set(&out->f[RINGSIDE_FEAT_UPROBE_MULTI], false, "not tested: ringside's BPF needs kernel BTF");
+}
+
+static void group_uretprobe(struct ringside_features *out)
+{
 	probe_uretprobe_syscall(&out->f[RINGSIDE_FEAT_URETPROBE_SYSCALL],
 				&out->f[RINGSIDE_FEAT_URETPROBE_SECCOMP]);
+}
+
+static void group_procmap(struct ringside_features *out)
+{
 	probe_procmap(&out->f[RINGSIDE_FEAT_PROCMAP_QUERY], &out->f[RINGSIDE_FEAT_PROCMAP_BUILD_ID]);
-	probe_memcg(out);
+}
+
+static void group_btrfs(struct ringside_features *out)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+
 	probe_btrfs(out, btf);
-	probe_tracefs(&out->f[RINGSIDE_FEAT_TRACEFS]);
 	btf__free(btf);
+}
+
+static void group_tracefs(struct ringside_features *out)
+{
+	probe_tracefs(&out->f[RINGSIDE_FEAT_TRACEFS], &out->f[RINGSIDE_FEAT_SYSCALL_EXIT_TP]);
+}
+
+static void (*const group_of[RINGSIDE_FEAT_COUNT])(struct ringside_features *) = {
+	[RINGSIDE_FEAT_BTF] = group_btf,
+	[RINGSIDE_FEAT_RINGBUF] = group_ringbuf,
+	[RINGSIDE_FEAT_TP_BTF] = group_tp_btf,
+	[RINGSIDE_FEAT_RAW_TP] = group_raw_tp,
+	[RINGSIDE_FEAT_FENTRY] = group_fentry,
+	[RINGSIDE_FEAT_KPROBE] = group_kprobe,
+	[RINGSIDE_FEAT_UPROBE] = group_uprobes,
+	[RINGSIDE_FEAT_UPROBE_MULTI] = group_uprobes,
+	[RINGSIDE_FEAT_URETPROBE_SYSCALL] = group_uretprobe,
+	[RINGSIDE_FEAT_URETPROBE_SECCOMP] = group_uretprobe,
+	[RINGSIDE_FEAT_PROCMAP_QUERY] = group_procmap,
+	[RINGSIDE_FEAT_PROCMAP_BUILD_ID] = group_procmap,
+	[RINGSIDE_FEAT_MEMCG_V1] = probe_memcg,
+	[RINGSIDE_FEAT_MEMCG_V2] = probe_memcg,
+	[RINGSIDE_FEAT_MEMCG_RECLAIM_SWAPPINESS] = probe_memcg,
+	[RINGSIDE_FEAT_BTRFS_DYNAMIC_RECLAIM] = group_btrfs,
+	[RINGSIDE_FEAT_BTRFS_PERIODIC_RECLAIM] = group_btrfs,
+	[RINGSIDE_FEAT_TRACEFS] = group_tracefs,
+	[RINGSIDE_FEAT_SYSCALL_EXIT_TP] = group_tracefs,
+};
+
+static void cache_init(void)
+{
+	pthread_mutexattr_t attr;
+
+	/* Recursive: a group asks for the features it depends on (BTF). */
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&cache.lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	for (int i = 0; i < RINGSIDE_FEAT_COUNT; i++) {
+		cache.f.f[i].name = feature_names[i];
+		snprintf(cache.f.f[i].why, sizeof(cache.f.f[i].why), "not probed");
+	}
+}
+
+/* With the lock held: probe f's group unless done; every feature it filled is done. */
+static const struct ringside_feature_result *need(enum ringside_feature f)
+{
+	if (!cache.done[f]) {
+		void (*group)(struct ringside_features *) = group_of[f];
+
+		group(&cache.f);
+		for (int i = 0; i < RINGSIDE_FEAT_COUNT; i++)
+			if (group_of[i] == group)
+				cache.done[i] = true;
+	}
+	return &cache.f.f[f];
+}
+
+const struct ringside_feature_result *ringside_feature(enum ringside_feature f)
+{
+	const struct ringside_feature_result *r;
+
+	if ((int)f < 0 || f >= RINGSIDE_FEAT_COUNT)
+		return NULL;
+	pthread_once(&cache.once, cache_init);
+	pthread_mutex_lock(&cache.lock);
+	r = need(f);
+	pthread_mutex_unlock(&cache.lock);
+	return r;
+}
+
+int ringside_features_probe(struct ringside_features *out)
+{
+	pthread_once(&cache.once, cache_init);
+	pthread_mutex_lock(&cache.lock);
+	for (int i = 0; i < RINGSIDE_FEAT_COUNT; i++)
+		need(i);
+	*out = cache.f;
+	pthread_mutex_unlock(&cache.lock);
 	return 0;
 }
 
@@ -490,9 +659,9 @@ int ringside_check_privileges(void)
 
 int ringside_uretprobe_mechanism(bool *seccomp_safe, char *why, size_t len)
 {
-	struct ringside_feature_result sys = {0}, sec = {0};
+	struct ringside_feature_result sys = *ringside_feature(RINGSIDE_FEAT_URETPROBE_SYSCALL);
+	struct ringside_feature_result sec = *ringside_feature(RINGSIDE_FEAT_URETPROBE_SECCOMP);
 
-	probe_uretprobe_syscall(&sys, &sec);
 	if (seccomp_safe)
 		*seccomp_safe = !sys.present || sec.present;
 	if (why)

@@ -10,6 +10,7 @@ __u64 tp_hits;
 __u64 uprobe_hits;
 __u64 uretprobe_hits;
 __u64 uretprobe_rc;
+__u64 uprobe_multi_hits;
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(probe_tp_btf)
@@ -59,5 +60,14 @@ int BPF_KRETPROBE(probe_uretprobe, int rc)
 		return 0;
 	__sync_fetch_and_add(&uretprobe_hits, 1);
 	uretprobe_rc = rc;
+	return 0;
+}
+
+/* Loaded alone, as a uprobe_multi program (Linux 6.6+), and linked to the same function. */
+SEC("uprobe")
+int BPF_KPROBE(probe_uprobe_multi)
+{
+	if (rs_filter_pass())
+		__sync_fetch_and_add(&uprobe_multi_hits, 1);
 	return 0;
 }

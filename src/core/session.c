@@ -192,6 +192,7 @@ int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_fi
 	rodata_filter->wakeup_bytes = (__u32)(c->s->opts.ringbuf_bytes / 8);
 	if (!rb)
 		return rs_fail(c->s, -ENOENT, "%s: BPF object has no events map", c->ops->name);
+	rs_parts_autoload(c->obj, c->ops->parts, c->ops->nr_parts, c->choice);
 	err = bpf_map__set_max_entries(rb, c->s->opts.ringbuf_bytes);
 	if (err)
 		return rs_fail(c->s, err, "%s: cannot size ring buffer to %zu bytes",
@@ -334,13 +335,18 @@ static void close_link_fds(int *fds, unsigned int n)
 	}
 }
 
+void rs_collector_drop_links(struct rs_collector *c, unsigned int nr_links, unsigned int nr_link_fds)
+{
+	if (c->nr_link_fds > nr_link_fds)
+		close_link_fds(c->link_fds + nr_link_fds, c->nr_link_fds - nr_link_fds);
+	c->nr_link_fds = nr_link_fds < c->nr_link_fds ? nr_link_fds : c->nr_link_fds;
+	while (c->nr_links > nr_links)
+		bpf_link__destroy(c->links[--c->nr_links]);
+}
+
 static void collector_unload(struct rs_collector *c)
 {
-	close_link_fds(c->link_fds, c->nr_link_fds);
-	c->nr_link_fds = 0;
-	for (unsigned int i = 0; i < c->nr_links; i++)
-		bpf_link__destroy(c->links[i]);
-	c->nr_links = 0;
+	rs_collector_drop_links(c, 0, 0);
 	if (c->obj && c->ops->destroy)
 		c->ops->destroy(c);
 	c->obj = NULL;
@@ -388,6 +394,28 @@ static int add_ring(struct ringside_session *s, struct rs_collector *c)
 	return err ? rs_fail(s, err, "cannot add %s ring buffer", c->ops->name) : 0;
 }
 
+/* Pick each part's variant from the kernel's features, noted for -v. */
+static int choose_variants(struct rs_collector *c)
+{
+	for (unsigned int i = 0; i < c->ops->nr_parts && i < RS_MAX_PARTS; i++) {
+		const struct rs_part *part = &c->ops->parts[i];
+		struct rs_choice *ch = &c->choice[i];
+		const struct rs_variant *v;
+
+		rs_part_choose(part, ch);
+		if (ch->variant < 0)
+			return rs_fail(c->s, -RINGSIDE_ERR_KERNEL, "%s: this kernel offers no way to do "
+				       "its %s: %s (%s)", c->ops->name, part->name, ch->decided_by, ch->why);
+		v = &part->variants[ch->variant];
+		if (ch->variant == 0)
+			rs_note(c->s, "%s: %s by %s: %s", c->ops->name, part->name, v->name, v->gives);
+		else
+			rs_note(c->s, "%s: %s by %s, since %s is missing (%s): %s", c->ops->name,
+				part->name, v->name, ch->decided_by, ch->why, v->gives);
+	}
+	return 0;
+}
+
 int ringside_session_attach(struct ringside_session *s)
 {
 	int err;
@@ -398,7 +426,9 @@ int ringside_session_attach(struct ringside_session *s)
 		return rs_fail(s, -EINVAL, "no collector enabled");
 	s->errmsg[0] = '\0';
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
-		err = c->ops->load(c);
+		err = choose_variants(c);
+		if (!err)
+			err = c->ops->load(c);
 		if (!err)
 			err = c->ops->attach(c);
 		if (!err)

@@ -6,11 +6,19 @@
 #include <sys/types.h>
 #include <bpf/libbpf.h>
 #include "ringside/ringside.h"
+#include "variants.h"
 
 struct rs_collector;
 
 struct rs_collector_ops {
 	const char *name;
+	/*
+	 * The parts of the job that have program variants (variants.h): the
+	 * core picks one per part before load() and rs_collector_prepare()
+	 * sets the programs' autoload from the pick.
+	 */
+	const struct rs_part *parts;
+	unsigned int nr_parts;
 	/* Open the skeleton, set .rodata (filter included) and load it. */
 	int (*load)(struct rs_collector *c);
 	/* Attach programs; store links in c->links. */
@@ -31,6 +39,7 @@ struct rs_collector {
 	struct ringside_session *s;
 	void *priv;			/* collector's own state (skeleton, options) */
 	struct bpf_object *obj;		/* set by load() */
+	struct rs_choice choice[RS_MAX_PARTS];	/* per ops->parts, made before load() */
 	struct bpf_link **links;
 	unsigned int nr_links, cap_links;
 	int *link_fds;			/* links made by raw BPF_LINK_CREATE */
@@ -53,7 +62,7 @@ struct ringside_session {
 	ino_t target_exe_ino;		/* drops counted by collectors since unloaded */
 	int cb_err;
 	char errmsg[512];
-	char notes[2048];
+	char notes[8192];
 };
 
 /* Record a detailed message for the session and return err (negative). */
@@ -72,10 +81,20 @@ int rs_session_add(struct ringside_session *s, const struct rs_collector_ops *op
 		   void *priv);
 
 /*
- * Common pre-load step for a skeleton: size the ring buffer and copy the
- * filter into the object's .rodata copy pointed to by rodata_filter.
+ * Common pre-load step for a skeleton: size the ring buffer, copy the
+ * filter into the object's .rodata copy pointed to by rodata_filter, and
+ * set the programs' autoload from the chosen variants.
  */
 int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_filter);
+
+/* The variant chosen for the collector's part (an index into its variants). */
+static inline int rs_collector_variant(const struct rs_collector *c, unsigned int part)
+{
+	return c->choice[part].variant;
+}
+
+/* Every collector ringside has, for `ringside features`; NULL-terminated. */
+extern const struct rs_collector_ops *const rs_collectors[];
 
 /* Message for a failed skeleton load: verifier rejection vs missing privilege. */
 int rs_load_failed(struct rs_collector *c, int err);
@@ -89,8 +108,8 @@ int rs_collector_attach_all(struct rs_collector *c, const struct bpf_program *op
 /* Keep a raw link fd; on failure it is closed. */
 int rs_collector_keep_link_fd(struct rs_collector *c, int fd);
 
-/* Does the running kernel's BTF name this type or tracepoint (btf_trace_NAME)? */
-bool rs_kernel_has_btf_type(const char *name);
+/* Detach the links kept after the first nr_links (and nr_link_fds raw ones). */
+void rs_collector_drop_links(struct rs_collector *c, unsigned int nr_links, unsigned int nr_link_fds);
 
 /* Keep a link; on failure the link is destroyed. */
 int rs_collector_keep_link(struct rs_collector *c, struct bpf_link *link);

@@ -11,6 +11,7 @@
 
 #include "session_int.h"
 #include "gcm_libs.h"
+#include "uprobe_multi.h"
 #include "totals.h"
 #include "ringside/gcm.h"
 #include "gcm.skel.h"
@@ -20,28 +21,41 @@ struct rs_gcm {
 	struct gcm_bpf *skel;
 	bool stacks;
 	unsigned int stack_window;	/* stacks copied for DWARF unwinding: bytes */
-	bool classic;		/* perf-event uprobes: the kernel lacks uprobe_multi */
+	bool perf_uprobes;	/* asked for perf-event uprobes */
+	bool classic;		/* perf-event uprobes: asked for, or the kernel lacks uprobe_multi */
+	bool system_wide;
 	bool watch_exec;	/* system-wide: probe Go programs that start later */
 };
 
-/* From the kernel's UAPI (6.6+); Debian 12's headers predate it. */
-#define RS_BPF_TRACE_UPROBE_MULTI 48
-#define RS_BPF_F_UPROBE_MULTI_RETURN 1
+/* ---- loading: program variants as data (variants.h) ----------------------- */
 
-/* BPF_LINK_CREATE's uprobe_multi layout (union bpf_attr, link_create). */
-struct rs_link_create_uprobe_multi {
-	__u32 prog_fd;
-	__u32 target_fd;
-	__u32 attach_type;
-	__u32 flags;
-	__u64 path;
-	__u64 offsets;
-	__u64 ref_ctr_offsets;
-	__u64 cookies;
-	__u32 cnt;
-	__u32 um_flags;
-	__u32 pid;
-	__u32 pad;
+static const struct rs_variant probe_variants[] = {
+	{ "uprobe_multi", RINGSIDE_FEAT_UPROBE_MULTI, NULL, NULL, "",
+	  "one link per program and library, any number of offsets" },
+	{ "perf-event uprobes", RINGSIDE_FEAT_UPROBE, NULL, NULL, "",
+	  "one perf event per probe point (slower to attach)" },
+};
+
+static const struct rs_variant start_variants[] = {
+	{ "exec-tracepoint", RINGSIDE_FEAT_TP_BTF, "btf_trace_sched_process_exec", NULL, "gcm_exec",
+	  "system-wide, Go programs that start later are probed when their start is seen" },
+	{ "none", RINGSIDE_FEAT_COUNT, NULL, NULL, "",
+	  "Go programs that start later are not traced (name them with --binary)" },
+};
+
+/* Not a load choice: how the kernel runs return probes, shown for what it costs. */
+static const struct rs_variant return_variants[] = {
+	{ "uretprobe-syscall", RINGSIDE_FEAT_URETPROBE_SYSCALL, NULL, NULL, "",
+	  "return probes take the uretprobe syscall (fast path)" },
+	{ "int3", RINGSIDE_FEAT_COUNT, NULL, NULL, "", "return probes trap with int3" },
+};
+
+enum { PART_PROBES, PART_STARTS, PART_RETURNS };
+
+static const struct rs_part gcm_parts[] = {
+	[PART_PROBES] = { "uprobes", probe_variants, 2 },
+	[PART_STARTS] = { "program starts", start_variants, 2 },
+	[PART_RETURNS] = { "return probes", return_variants, 2 },
 };
 
 static int gcm_load(struct rs_collector *c)
@@ -57,6 +71,8 @@ static int gcm_load(struct rs_collector *c)
 	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&g->skel->rodata->rs_filter);
 	if (err)
 		return err;
+	g->classic = g->perf_uprobes || rs_collector_variant(c, PART_PROBES) != 0;
+	g->watch_exec = g->system_wide && rs_collector_variant(c, PART_STARTS) == 0;
 	g->skel->rodata->want_stack = g->stacks && !g->stack_window;
 	g->skel->rodata->stack_window = g->stacks ? g->stack_window : 0;
 	g->skel->rodata->watch_exec = g->watch_exec;
@@ -82,14 +98,6 @@ static int gcm_load(struct rs_collector *c)
 			bpf_program__set_expected_attach_type(p, RS_BPF_TRACE_UPROBE_MULTI);
 	}
 	err = gcm_bpf__load(g->skel);
-	if (err && !g->classic) {
-		/* No uprobe_multi (Linux < 6.6): one perf-event uprobe per probe point. */
-		gcm_bpf__destroy(g->skel);
-		g->skel = NULL;
-		c->obj = NULL;
-		g->classic = true;
-		return gcm_load(c);
-	}
 	if (err)
 		return rs_load_failed(c, err);
 	return 0;
@@ -137,10 +145,9 @@ static int attach_multi(struct rs_collector *c, const char *prog_name, unsigned 
 {
 	struct rs_gcm *g = c->priv;
 	struct bpf_program *prog = bpf_object__find_program_by_name(g->skel->obj, prog_name);
-	struct rs_link_create_uprobe_multi attr;
 	uint64_t *offsets, *cookies;
 	unsigned int n = 0;
-	int fd, err;
+	int fd;
 
 	if (!prog)
 		return rs_fail(c->s, -ENOENT, "gcm: no BPF program %s", prog_name);
@@ -165,23 +172,13 @@ static int attach_multi(struct rs_collector *c, const char *prog_name, unsigned 
 		free(cookies);
 		return 0;
 	}
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_fd = (__u32)bpf_program__fd(prog);
-	attr.attach_type = RS_BPF_TRACE_UPROBE_MULTI;
-	attr.path = (uint64_t)(uintptr_t)g->set.libs[lib_id].path;
-	attr.offsets = (uint64_t)(uintptr_t)offsets;
-	attr.cookies = (uint64_t)(uintptr_t)cookies;
-	attr.cnt = n;
-	attr.um_flags = ret ? RS_BPF_F_UPROBE_MULTI_RETURN : 0;
-	attr.pid = c->s->filter.tgid;
-	fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	err = -errno;
+	fd = rs_uprobe_multi_link(bpf_program__fd(prog), g->set.libs[lib_id].path, offsets, cookies, n,
+				  (pid_t)c->s->filter.tgid, ret);
 	free(offsets);
 	free(cookies);
-	if (fd < 0) {
-		return rs_fail(c->s, err, "gcm: %sprobes of %s in %s failed: %s", ret ? "return " : "",
-			       prog_name, g->set.libs[lib_id].path, ringside_strerror(err));
-	}
+	if (fd < 0)
+		return rs_fail(c->s, fd, "gcm: %sprobes of %s in %s failed: %s", ret ? "return " : "",
+			       prog_name, g->set.libs[lib_id].path, ringside_strerror(fd));
 	return rs_collector_keep_link_fd(c, fd);
 }
 
@@ -320,6 +317,7 @@ static int gcm_inspect(struct rs_collector *c, const struct rs_event_hdr *ev, si
 	const struct rs_exec_event *exec = (const void *)ev;
 	char filename[RS_EXEC_PATH_LEN];
 	struct gcm_exec_file file;
+	unsigned int links_before, link_fds_before;
 	struct ringside_gcm_lib *lib;
 	int err;
 
@@ -335,10 +333,14 @@ static int gcm_inspect(struct rs_collector *c, const struct rs_event_hdr *ev, si
 		return 1;
 	lib = &g->set.libs[g->set.nr_libs - 1];
 	lib->late = true;
+	links_before = c->nr_links;
+	link_fds_before = c->nr_link_fds;
 	err = fill_go(g);
 	if (!err)
 		err = attach_lib(c, g->set.nr_libs - 1);
 	if (err) {
+		/* All or nothing: its index is given to the next program. */
+		rs_collector_drop_links(c, links_before, link_fds_before);
 		/* Gone already, most likely: its path under /proc/PID/root no longer
 		 * resolves. Named, not dropped. */
 		char why[320];
@@ -355,8 +357,10 @@ static int gcm_inspect(struct rs_collector *c, const struct rs_event_hdr *ev, si
 	return 1;
 }
 
-static const struct rs_collector_ops gcm_ops = {
+const struct rs_collector_ops rs_gcm_ops = {
 	.name = "gcm",
+	.parts = gcm_parts,
+	.nr_parts = 3,
 	.load = gcm_load,
 	.attach = gcm_attach,
 	.inspect = gcm_inspect,
@@ -374,7 +378,7 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, stacks) + sizeof(bool))
 		g->stacks = opts->stacks;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, perf_uprobes) + sizeof(bool))
-		g->classic = opts->perf_uprobes;
+		g->perf_uprobes = opts->perf_uprobes;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, stack_window) + sizeof(unsigned int))
 		g->stack_window = opts->stack_window > RS_STACK_WINDOW_MAX ? RS_STACK_WINDOW_MAX :
 				  (opts->stack_window + RS_STACK_PAGE - 1) & ~(RS_STACK_PAGE - 1u);
@@ -385,12 +389,10 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 		err = gcm_libset_add_pid(&g->set, (pid_t)s->filter.tgid);
 	} else {
 		err = gcm_libset_add_system(&g->set);
-		/* Without the tracepoint's BTF (a kernel before 5.5), Go programs
-		 * started later go unseen: the start-up lines say so. */
-		g->watch_exec = rs_kernel_has_btf_type("btf_trace_sched_process_exec");
+		g->system_wide = true;
 	}
 	if (err >= 0)
-		err = rs_session_add(s, &gcm_ops, g);
+		err = rs_session_add(s, &rs_gcm_ops, g);
 	if (err < 0) {
 		if (g->set.err[0])
 			rs_fail(s, err, "%s", g->set.err);
@@ -403,7 +405,7 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 
 static const struct rs_collector *gcm_collector(const struct ringside_session *s)
 {
-	return rs_session_collector(s, &gcm_ops);
+	return rs_session_collector(s, &rs_gcm_ops);
 }
 
 static struct rs_gcm *gcm_of(const struct ringside_session *s)

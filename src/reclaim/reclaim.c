@@ -21,7 +21,6 @@
 struct rs_reclaim {
 	struct reclaim_bpf *skel;
 	struct rs_ksyms *ksyms;
-	bool without_fentry;
 };
 
 /* Most telling first: a write explains the charge path below it. */
@@ -38,6 +37,37 @@ static const struct rs_ksym_tag trigger_funcs[] = {
 	{ "try_to_free_pages", RS_RECLAIM_TRIG_DIRECT },
 };
 
+/* ---- loading: program variants as data (variants.h) ----------------------- */
+
+static const struct rs_variant target_variants[] = {
+	{ "fentry", RINGSIDE_FEAT_FENTRY, "try_to_free_mem_cgroup_pages", NULL, "reclaim_fentry_",
+	  "the reclaimed memcg and swappiness as try_to_free_mem_cgroup_pages received them" },
+	{ "tracepoints", RINGSIDE_FEAT_COUNT, NULL, NULL, "",
+	  "the reclaimed memcg is the charging task's, swappiness= comes from the request text" },
+};
+
+/*
+ * A write's reclaim passes are folded into one record closed by the write's
+ * return: seen through syscalls/sys_exit_write where tracefs shows it, else
+ * through the raw sys_exit tracepoint, else not at all.
+ */
+static const struct rs_variant write_variants[] = {
+	{ "syscall-tracepoint", RINGSIDE_FEAT_SYSCALL_EXIT_TP, NULL, NULL, "reclaim_write_exit",
+	  "a write's passes make one record with the write's result" },
+	{ "raw-sys-exit", RINGSIDE_FEAT_TP_BTF, "btf_trace_sys_exit", NULL, "reclaim_sys_exit",
+	  "a write's passes make one record, its result seen at the raw sys_exit tracepoint "
+	  "every syscall exit passes through" },
+	{ "none", RINGSIDE_FEAT_COUNT, NULL, NULL, "",
+	  "a write's reclaim passes are reported one by one, without its result" },
+};
+
+enum { PART_TARGET, PART_WRITE };
+
+static const struct rs_part reclaim_parts[] = {
+	[PART_TARGET] = { "reclaim target", target_variants, 2 },
+	[PART_WRITE] = { "write result", write_variants, 3 },
+};
+
 static int reclaim_load(struct rs_collector *c)
 {
 	struct rs_reclaim *r = c->priv;
@@ -46,70 +76,18 @@ static int reclaim_load(struct rs_collector *c)
 	r->skel = reclaim_bpf__open();
 	if (!r->skel)
 		return rs_fail(c->s, -errno, "reclaim: cannot open BPF object");
-	bpf_program__set_autoload(r->skel->progs.reclaim_fentry_tfmcp, !r->without_fentry);
 	c->obj = r->skel->obj;
 	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&r->skel->rodata->rs_filter);
 	if (err)
 		return err;
 	/* Reclaim records are rare enough to hand over at once. */
 	((struct rs_filter_cfg *)&r->skel->rodata->rs_filter)->wakeup_bytes = 0;
-	r->skel->rodata->memcg_ssid = rs_cgroup_subsys_id("memory");
-	/*
-	 * A write's reclaim passes are folded into one record closed by the
-	 * write's return: seen through syscalls/sys_exit_write where tracefs
-	 * shows it (CONFIG_FTRACE_SYSCALLS, tracefs mounted), else through the
-	 * raw sys_exit tracepoint, else not at all (one record per pass).
-	 */
-	{
-		bool write_tp = !access("/sys/kernel/tracing/events/syscalls/sys_exit_write", F_OK) ||
-				!access("/sys/kernel/debug/tracing/events/syscalls/sys_exit_write", F_OK);
-		bool raw_exit = !write_tp && rs_kernel_has_btf_type("btf_trace_sys_exit");
-
-		r->skel->rodata->have_write_exit = write_tp || raw_exit;
-		bpf_program__set_autoload(r->skel->progs.reclaim_write_exit, write_tp);
-		bpf_program__set_autoload(r->skel->progs.reclaim_sys_exit, raw_exit);
-		if (!write_tp && !r->without_fentry)
-			rs_note(c->s, raw_exit ?
-				"reclaim: no syscalls/sys_exit_write tracepoint (tracefs not mounted, or "
-				"no CONFIG_FTRACE_SYSCALLS): a write's return is seen at the raw sys_exit "
-				"tracepoint, which every syscall exit passes through" :
-				"reclaim: no syscall exit tracepoint: a write's reclaim passes are "
-				"reported one by one, without its result");
-	}
-	{
-		/* cgroup v2 only (no v1 memory hierarchy mounted): the default hierarchy. */
-		FILE *m = fopen("/proc/mounts", "re");
-		char line[512];
-		bool v1 = false;
-
-		while (m && fgets(line, sizeof(line), m))
-			if (strstr(line, " cgroup ") && strstr(line, "memory"))
-				v1 = true;
-		if (m)
-			fclose(m);
-		if (!v1)
-			r->skel->rodata->memcg_ssid = -1;
-	}
+	r->skel->rodata->have_write_exit = rs_collector_variant(c, PART_WRITE) != 2;
+	/* cgroup v2 only (no v1 memory hierarchy mounted): the default hierarchy. */
+	r->skel->rodata->memcg_ssid = ringside_feature(RINGSIDE_FEAT_MEMCG_V1)->present ?
+					      rs_cgroup_subsys_id("memory") : -1;
 	err = reclaim_bpf__load(r->skel);
-	if (err && !r->without_fentry) {
-		/* Probe, then fall back: the tracepoints alone, without fentry. */
-		int fentry_err = err;
-
-		reclaim_bpf__destroy(r->skel);
-		r->skel = NULL;
-		c->obj = NULL;
-		r->without_fentry = true;
-		err = reclaim_load(c);
-		if (!err)
-			rs_note(c->s, "reclaim: fentry on try_to_free_mem_cgroup_pages refused (%s%s): "
-				"the reclaimed memcg is the charging task's, swappiness= comes from "
-				"the request text", strerror(-fentry_err),
-				fentry_err == -EPERM && !geteuid() ? " although root" : "");
-		return err;
-	}
-	if (err)
-		return rs_load_failed(c, err);
-	return 0;
+	return err ? rs_load_failed(c, err) : 0;
 }
 
 static int reclaim_attach(struct rs_collector *c)
@@ -135,8 +113,10 @@ static void reclaim_release(struct rs_collector *c)
 	free(r);
 }
 
-static const struct rs_collector_ops reclaim_ops = {
+const struct rs_collector_ops rs_reclaim_ops = {
 	.name = "reclaim",
+	.parts = reclaim_parts,
+	.nr_parts = 2,
 	.load = reclaim_load,
 	.attach = reclaim_attach,
 	.destroy = reclaim_destroy,
@@ -168,7 +148,7 @@ static int reclaim_total_row(void *ctx, const struct rs_total_key *k, const stru
 int ringside_reclaim_totals(struct ringside_session *s,
 			    int (*fn)(void *ctx, const struct ringside_reclaim_total *t), void *ctx)
 {
-	const struct rs_collector *c = rs_session_collector(s, &reclaim_ops);
+	const struct rs_collector *c = rs_session_collector(s, &rs_reclaim_ops);
 	struct reclaim_totals_walk w = { fn, ctx };
 
 	if (!c || !c->obj)
@@ -201,7 +181,7 @@ int ringside_session_enable_reclaim(struct ringside_session *s,
 		free(r);
 		return rs_fail(s, err, "cannot read /proc/kallsyms: %s", ringside_strerror(err));
 	}
-	err = rs_session_add(s, &reclaim_ops, r);
+	err = rs_session_add(s, &rs_reclaim_ops, r);
 	if (err) {
 		rs_ksyms_free(r->ksyms);
 		free(r);
@@ -215,7 +195,7 @@ unsigned int ringside_reclaim_trigger(const struct ringside_session *s,
 	unsigned int n = ev->nr_kstack < RS_RECLAIM_MAX_KSTACK ? ev->nr_kstack : RS_RECLAIM_MAX_KSTACK;
 
 	for (const struct rs_collector *c = s ? s->collectors : NULL; c; c = c->next) {
-		if (c->ops == &reclaim_ops) {
+		if (c->ops == &rs_reclaim_ops) {
 			const struct rs_reclaim *r = c->priv;
 
 			return rs_ksyms_stack_tag(r->ksyms, ev->kstack, n);

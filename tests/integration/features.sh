@@ -9,10 +9,10 @@ pass features_runs
 val() { python3 -c 'import json,sys
 for l in sys.stdin:
     o=json.loads(l)
-    if o["name"]==sys.argv[1]: print("yes" if o["present"] else "no")' "$1" <<<"$json"; }
+    if o.get("name")==sys.argv[1]: print("yes" if o["present"] else "no")' "$1" <<<"$json"; }
 
 n=$(grep -c '"type":"feature"' <<<"$json")
-[ "$n" = 17 ] && pass features_json_lines || fail features_json_lines "$n lines"
+[ "$n" = 19 ] && pass features_json_lines || fail features_json_lines "$n lines"
 python3 -c 'import json,sys; [json.loads(l) for l in sys.stdin]' <<<"$json" &&
 	pass features_json_valid || fail features_json_valid "not JSON Lines"
 
@@ -37,9 +37,64 @@ want=no; grep -q '^cgroup2 .* cgroup2' /proc/mounts 2>/dev/null; grep -qw memory
 want=no; awk '$3=="cgroup" && $4 ~ /(^|,)memory(,|$)/' /proc/mounts | grep -q . && want=yes
 [ "$(val memcg_v1)" = $want ] && pass feature_memcg_v1_vs_mounts || fail feature_memcg_v1_vs_mounts "expects $want"
 
+want=no; [ "$kver" -ge 6006 ] && want=yes
+[ "$(val uprobe_multi)" = $want ] && pass feature_uprobe_multi_vs_version ||
+	fail feature_uprobe_multi_vs_version "kernel $(uname -r) expects $want"
+want=no; [ -e /sys/kernel/tracing/events/syscalls/sys_exit_write ] || [ -e /sys/kernel/debug/tracing/events/syscalls/sys_exit_write ] && want=yes
+[ "$(val syscall_exit_tracepoint)" = $want ] && pass feature_syscall_exit_tracepoint_vs_tracefs ||
+	fail feature_syscall_exit_tracepoint_vs_tracefs "expects $want"
+
 # Text mode: the same lines, aligned, with yes/no.
 txt=$("$RINGSIDE" features)
-[ "$(grep -cE '^[a-z_0-9]+ +(yes|no) ' <<<"$txt")" = 17 ] && pass features_table || fail features_table "$txt"
+[ "$(grep -cE '^[a-z_0-9]+ +(yes|no) ' <<<"$txt")" = 19 ] && pass features_table || fail features_table "$txt"
+
+# Each collector's variants: what features names is what a session attaches.
+# The programs attached are read from the tracer's own link fds (fdinfo's
+# prog_id), their names from bpftool (the kernel keeps 15 characters).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "$json" >"$tmp/features.json"
+variants_attached() {	# COLLECTOR ARGS...: ringside COLLECTOR ARGS runs while it is checked
+	local col=$1 rs; shift
+	"$RINGSIDE" "$col" "$@" >/dev/null 2>"$tmp/$col.err" & rs=$!
+	if wait_for "$tmp/$col.err" "^ringside: tracing" 120; then
+		python3 - "$rs" "$col" "$tmp/features.json" <<'PY'
+import glob, json, subprocess, sys
+pid, col, features = sys.argv[1], sys.argv[2], sys.argv[3]
+ids, link_types = set(), set()
+for f in glob.glob("/proc/%s/fdinfo/*" % pid):
+    try:
+        info = dict(l.split(":", 1) for l in open(f) if ":" in l)
+    except OSError:
+        continue
+    if "link_type" in info and "prog_id" in info:
+        ids.add(int(info["prog_id"]))
+        link_types.add(info["link_type"].strip())
+names = [json.loads(subprocess.run(["bpftool", "-j", "prog", "show", "id", str(i)], capture_output=True,
+                                   text=True).stdout)["name"] for i in ids]
+rows = [o for o in map(json.loads, open(features)) if o["type"] == "variant" and o["collector"] == col]
+def hits(prefixes):
+    return [n for n in names for p in prefixes.split() if n.startswith(p[:15])]
+for r in rows:
+    part = r["part"].replace(" ", "_")
+    want, other = r["programs"], r["other_programs"]
+    ok = all(hits(p) for p in want.split()) and not hits(other) and r["variant"]
+    # gcm's uprobes differ in the link, not the program: the kernel names its type.
+    if r["part"] == "uprobes":
+        ok = ok and (("uprobe_multi" in link_types) == (r["variant"] == "uprobe_multi"))
+    print(("PASS features_variant_attached_%s_%s (%s)" % (col, part, r["variant"])) if ok else
+          "FAIL features_variant_attached_%s_%s: chose %s (programs %r, others %r), attached %s, links %s" %
+          (col, part, r["variant"], want, other, sorted(names), sorted(link_types)))
+print(("PASS" if rows else "FAIL") + " features_variants_listed_%s" % col)
+PY
+	else
+		fail "features_variant_attached_$col" "did not start: $(tail -2 "$tmp/$col.err")"
+	fi
+	kill -INT "$rs" 2>/dev/null; wait "$rs" 2>/dev/null
+}
+variants_attached gcm
+variants_attached reclaim
+variants_attached btrfs
 
 # The probe leaves nothing behind.
 [ "$(bpf_links)" = "$links_before" ] && [ "$(our_bpf_progs_settled)" = 0 ] && pass features_leaves_nothing ||

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Choosing each collector part's program variant from the kernel's features. */
+#include <stdio.h>
+#include <string.h>
+#include <bpf/btf.h>
+
+#include "variants.h"
+
+/* Is name a function or a tracepoint's btf_trace_ typedef in the kernel's (or module's) BTF? */
+static bool btf_has(const char *name, const char *module)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf(), *mod = NULL;
+	const struct btf *btf = vmlinux;
+	bool has = false;
+
+	if (vmlinux && module) {
+		/* Built in, the module's types are in vmlinux; else in its own BTF. */
+		has = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) > 0;
+		if (!has)
+			btf = mod = btf__load_module_btf(module, vmlinux);
+	}
+	if (!has && btf)
+		has = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0 ||
+		      btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
+	btf__free(mod);
+	btf__free(vmlinux);
+	return has;
+}
+
+/* Can v run here? why says what decided, in one phrase. */
+static bool possible(const struct rs_variant *v, const char **feature, char *why, size_t len)
+{
+	const struct ringside_feature_result *r = NULL;
+
+	*feature = "none";
+	snprintf(why, len, "needs no kernel feature beyond the collector's own");
+	if (v->needs != RINGSIDE_FEAT_COUNT) {
+		r = ringside_feature(v->needs);
+		*feature = r->name;
+		snprintf(why, len, "%s", r->why);
+		if (!r->present)
+			return false;
+	}
+	if (v->btf_name && !btf_has(v->btf_name, v->btf_module)) {
+		snprintf(why, len, "%s is not in the kernel's BTF%s%s", v->btf_name,
+			 v->btf_module ? " nor module " : "", v->btf_module ? v->btf_module : "");
+		return false;
+	}
+	return true;
+}
+
+void rs_part_choose(const struct rs_part *part, struct rs_choice *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->variant = -1;
+	for (unsigned int i = 0; i < part->nr_variants; i++) {
+		const char *feature;
+		char why[sizeof(out->why)];
+		bool ok = possible(&part->variants[i], &feature, why, sizeof(why));
+
+		/* The best variant's feature is what decided, either way. */
+		if (i == 0) {
+			out->decided_by = feature;
+			out->present = ok;
+			snprintf(out->why, sizeof(out->why), "%s", why);
+		}
+		if (ok) {
+			out->variant = (int)i;
+			return;
+		}
+	}
+}
+
+/* Does prog name start with one of the space-separated prefixes? */
+static bool has_prefix(const char *name, const char *prefixes)
+{
+	const char *p = prefixes;
+
+	while (p && *p) {
+		size_t n = strcspn(p, " ");
+
+		if (n && !strncmp(name, p, n))
+			return true;
+		p += n;
+		p += strspn(p, " ");
+	}
+	return false;
+}
+
+void rs_parts_autoload(struct bpf_object *obj, const struct rs_part *parts, unsigned int nr_parts,
+		       const struct rs_choice *chosen)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, obj) {
+		const char *name = bpf_program__name(prog);
+
+		for (unsigned int i = 0; i < nr_parts; i++) {
+			for (unsigned int v = 0; v < parts[i].nr_variants; v++) {
+				if (has_prefix(name, parts[i].variants[v].progs)) {
+					bpf_program__set_autoload(prog, chosen[i].variant == (int)v);
+					goto next;
+				}
+			}
+		}
+next:;
+	}
+}
