@@ -73,3 +73,35 @@ our_bpf_progs_settled() {
 	done
 	echo "$n"
 }
+
+# json_lines_valid NAME FILE...: every line of every file is one JSON object,
+# parsed strictly (valid UTF-8, no duplicate keys, no NaN); one PASS or FAIL.
+json_lines_valid() {
+	local name=$1; shift
+	python3 - "$name" "$@" <<'PY'
+import json, sys
+def strict(pairs):
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise ValueError("duplicate key in %s" % keys)
+    return dict(pairs)
+def no_constant(c):
+    raise ValueError("non-finite number " + c)
+name, bad, lines = sys.argv[1], [], 0
+for path in sys.argv[2:]:
+    try:
+        data = open(path, "rb").read()
+    except OSError:
+        continue
+    for n, raw in enumerate(data.splitlines(), 1):
+        lines += 1
+        try:
+            obj = json.loads(raw.decode("utf-8"), object_pairs_hook=strict, parse_constant=no_constant)
+            if not isinstance(obj, dict) or "type" not in obj:
+                raise ValueError("not an object with a type")
+        except Exception as e:
+            bad.append("%s:%d: %s: %r" % (path.rsplit("/", 1)[-1], n, e, raw[:120]))
+print(("PASS %s (%d lines)" % (name, lines)) if lines and not bad else
+      "FAIL %s: %s" % (name, "; ".join(bad[:3]) if bad else "no JSON lines"))
+PY
+}

@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "ringside/events.h"
+#include "ringside/json.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -206,8 +207,6 @@ int ringside_check_privileges(void);
  */
 int ringside_state_repair(void (*fn)(void *ctx, const char *line), void *ctx);
 
-/* Write s as a JSON string literal (quotes included, control chars escaped). */
-void ringside_json_string(FILE *out, const char *s);
 
 /* ---- shared by every collector ------------------------------------------ */
 
@@ -227,7 +226,8 @@ struct ringside_hist {
 unsigned int ringside_hist_slot(uint64_t v);
 /* Print bcc-style rows (range, count, bar); unit names the values ("bytes"). */
 void ringside_hist_print(const struct ringside_hist *h, const char *unit, FILE *out);
-void ringside_hist_json(const struct ringside_hist *h, FILE *out);
+/* The non-empty slots as a member key of j: [{"lo":..,"hi":..,"count":..},...]. */
+void ringside_hist_json(const struct ringside_hist *h, struct ringside_json *j, const char *key);
 
 #pragma GCC visibility pop
 

@@ -6,26 +6,6 @@
 #include "ringside/ringside.h"
 #include "session_int.h"
 
-void ringside_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(out, "\\u%04x", *p);
-			else
-				fputc(*p, out);
-		}
-	}
-	fputc('"', out);
-}
-
 /* Each collector's parts: the variant a session would load here, and why. */
 static void print_variants(FILE *out, bool json)
 {
@@ -36,6 +16,8 @@ static void print_variants(FILE *out, bool json)
 			const struct rs_part *part = &(*c)->parts[i];
 			struct rs_choice ch;
 			const struct rs_variant *v;
+			struct ringside_json j;
+			char others[256];
 
 			rs_part_choose(part, &ch);
 			v = ch.variant >= 0 ? &part->variants[ch.variant] : NULL;
@@ -45,28 +27,23 @@ static void print_variants(FILE *out, bool json)
 					ch.present ? "present" : "missing", ch.why);
 				continue;
 			}
-			fputs("{\"type\":\"variant\",\"collector\":", out);
-			ringside_json_string(out, (*c)->name);
-			fputs(",\"part\":", out);
-			ringside_json_string(out, part->name);
-			fputs(",\"variant\":", out);
-			ringside_json_string(out, v ? v->name : "");
-			fputs(",\"programs\":", out);
-			ringside_json_string(out, v ? v->progs : "");
-			fputs(",\"other_programs\":\"", out);
-			for (unsigned int k = 0, n = 0; k < part->nr_variants; k++) {
-				if ((int)k == ch.variant || !part->variants[k].progs[0])
-					continue;
-				/* Prefixes are plain identifiers: no escaping needed. */
-				fprintf(out, "%s%s", n++ ? " " : "", part->variants[k].progs);
-			}
-			fputs("\",\"gives\":", out);
-			ringside_json_string(out, v ? v->gives : "");
-			fputs(",\"decided_by\":", out);
-			ringside_json_string(out, ch.decided_by);
-			fprintf(out, ",\"present\":%s,\"why\":", ch.present ? "true" : "false");
-			ringside_json_string(out, ch.why);
-			fputs("}\n", out);
+			others[0] = '\0';
+			for (unsigned int k = 0; k < part->nr_variants; k++)
+				if ((int)k != ch.variant && part->variants[k].progs[0])
+					snprintf(others + strlen(others), sizeof(others) - strlen(others),
+						 "%s%s", others[0] ? " " : "", part->variants[k].progs);
+			ringside_json_begin(&j, out);
+			ringside_json_str(&j, "type", "variant");
+			ringside_json_str(&j, "collector", (*c)->name);
+			ringside_json_str(&j, "part", part->name);
+			ringside_json_str(&j, "variant", v ? v->name : "");
+			ringside_json_str(&j, "programs", v ? v->progs : "");
+			ringside_json_str(&j, "other_programs", others);
+			ringside_json_str(&j, "gives", v ? v->gives : "");
+			ringside_json_str(&j, "decided_by", ch.decided_by);
+			ringside_json_bool(&j, "present", ch.present);
+			ringside_json_str(&j, "why", ch.why);
+			ringside_json_end(&j);
 		}
 	}
 }
@@ -77,11 +54,14 @@ void ringside_features_print(const struct ringside_features *f, FILE *out, bool 
 		const struct ringside_feature_result *r = &f->f[i];
 
 		if (json) {
-			fputs("{\"type\":\"feature\",\"name\":", out);
-			ringside_json_string(out, r->name);
-			fprintf(out, ",\"present\":%s,\"why\":", r->present ? "true" : "false");
-			ringside_json_string(out, r->why);
-			fputs("}\n", out);
+			struct ringside_json j;
+
+			ringside_json_begin(&j, out);
+			ringside_json_str(&j, "type", "feature");
+			ringside_json_str(&j, "name", r->name);
+			ringside_json_bool(&j, "present", r->present);
+			ringside_json_str(&j, "why", r->why);
+			ringside_json_end(&j);
 		} else {
 			fprintf(out, "%-30s %-3s  %s\n", r->name, r->present ? "yes" : "no", r->why);
 		}

@@ -282,18 +282,17 @@ void ringside_hist_print(const struct ringside_hist *h, const char *unit, FILE *
 	}
 }
 
-void ringside_hist_json(const struct ringside_hist *h, FILE *out)
+void ringside_hist_json(const struct ringside_hist *h, struct ringside_json *j, const char *key)
 {
-	bool first = true;
-
-	fputc('[', out);
+	ringside_json_array(j, key);
 	for (unsigned int i = 0; i < RINGSIDE_HIST_SLOTS; i++) {
 		if (!h->slot[i])
 			continue;
-		fprintf(out, "%s{\"lo\":%llu,\"hi\":%llu,\"count\":%llu}", first ? "" : ",",
-			i ? 1ULL << (i - 1) : 0ULL, i ? (1ULL << i) - 1 : 0ULL,
-			(unsigned long long)h->slot[i]);
-		first = false;
+		ringside_json_object(j, NULL);
+		ringside_json_u64(j, "lo", i ? 1ULL << (i - 1) : 0ULL);
+		ringside_json_u64(j, "hi", i ? (1ULL << i) - 1 : 0ULL);
+		ringside_json_u64(j, "count", h->slot[i]);
+		ringside_json_close(j);
 	}
-	fputc(']', out);
+	ringside_json_close(j);
 }

@@ -107,7 +107,7 @@ for step in 0 1 2 3; do
 		levels=$((levels + 1))
 		for _ in 1 2 3; do	# the state may move between the two reads
 			k=$(cat "$alloc/$type/bg_reclaim_threshold")
-			r=$("$RINGSIDE" btrfs threshold "$mnt" --json |
+			r=$("$RINGSIDE" btrfs threshold "$mnt" --json | tee -a "$tmp/threshold.json" |
 				python3 -c 'import json,sys; print([o for o in map(json.loads, sys.stdin) if o["space_info"]==sys.argv[1]][0]["threshold_pct"])' "$type")
 			[ "$k" = "$(cat "$alloc/$type/bg_reclaim_threshold")" ] && break
 		done
@@ -168,3 +168,4 @@ wait "$rs"; rc=$?; rs=
 	fail btrfs_unmounted_while_traced "rc=$rc: $(tail -1 "$tmp/unmount.err")"
 [ -z "$(losetup -j "$tmp/img")" ] && [ "$(our_bpf_progs_settled)" = 0 ] && pass btrfs_nothing_left_behind ||
 	fail btrfs_nothing_left_behind "loop: $(losetup -j "$tmp/img"), progs $(our_bpf_progs_settled)"
+json_lines_valid btrfs_json_lines_valid "$tmp"/*.json

@@ -178,3 +178,4 @@ kill -INT "$rs"; wait "$rs"; rc=$?
 
 [ "$(bpf_links)" = "$links_before" ] && [ "$(our_bpf_progs_settled)" = 0 ] && pass gcm_nothing_left_attached ||
 	fail gcm_nothing_left_attached "links $(bpf_links) (before $links_before), progs $(our_bpf_progs_settled)"
+json_lines_valid gcm_json_lines_valid "$tmp"/*.json

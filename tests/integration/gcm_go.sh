@@ -219,3 +219,4 @@ fi
 
 [ "$(bpf_links)" = "$links_before" ] && pass gcm_go_nothing_left_attached ||
 	fail gcm_go_nothing_left_attached "links before $links_before, after $(bpf_links)"
+json_lines_valid gcm_go_json_lines_valid "$tmp"/*.json

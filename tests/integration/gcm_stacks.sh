@@ -60,3 +60,4 @@ except AssertionError as e:
     open(sys.argv[1].rsplit("/", 1)[0] + "/check", "w").write(str(e))
     sys.exit(1)
 PY
+json_lines_valid gcm_stacks_json_lines_valid "$tmp"/*.json

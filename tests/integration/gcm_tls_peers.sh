@@ -68,3 +68,4 @@ run_case tls12_chacha_nettle 1.2 chacha 0x1
 # Both peers of every case have exited: every record was sealed and opened before that.
 kill -INT "$rs"; wait "$rs"; rs=
 python3 "$(dirname "$0")/tls_mirror_check.py" gcm_tls_peers "$tmp/pids" "$tmp/trace.json" client gnutls openssl
+json_lines_valid gcm_tls_peers_json_lines_valid "$tmp"/*.json

@@ -221,3 +221,4 @@ if "$RINGSIDE" features --json | grep -q '"name":"fentry","present":false'; then
 else
 	grep -q "reclaim: reclaim target by fentry:" <<<"$out" && pass reclaim_fentry_used || fail reclaim_fentry_used "$out"
 fi
+json_lines_valid reclaim_json_lines_valid "$tmp"/*.json

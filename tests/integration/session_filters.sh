@@ -117,3 +117,4 @@ PY
 	pass "summary_exact_despite_drops ($(cat "$tmp/exact.err"))" ||
 	fail summary_exact_despite_drops "$(tail -1 "$tmp/exact.err")"
 [ "$(our_bpf_progs_settled)" = 0 ] && pass filters_nothing_left || fail filters_nothing_left "$(our_bpf_progs_settled) programs"
+json_lines_valid session_filters_json_lines_valid "$tmp"/*.json

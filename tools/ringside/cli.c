@@ -343,6 +343,34 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+void cli_json_hdr(struct ringside_json *j, const struct rs_event_hdr *hdr)
+{
+	ringside_json_u64(j, "ts_ns", hdr->ts_ns);
+	ringside_json_u64(j, "pid", hdr->tgid);
+	ringside_json_u64(j, "tid", hdr->tid);
+	ringside_json_strn(j, "comm", hdr->comm, sizeof(hdr->comm));
+	ringside_json_u64(j, "cgroup_id", hdr->cgroup_id);
+}
+
+void cli_json_hex(struct ringside_json *j, const char *key, uint64_t v)
+{
+	char hex[24];
+
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)v);
+	ringside_json_str(j, key, hex);
+}
+
+/* {"type":TYPE,KEY:N} */
+void cli_json_count(const char *type, const char *key, uint64_t n)
+{
+	struct ringside_json j;
+
+	ringside_json_begin(&j, stdout);
+	ringside_json_str(&j, "type", type);
+	ringside_json_u64(&j, key, n);
+	ringside_json_end(&j);
+}
+
 int cli_run(struct cli_loop *l)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -406,14 +434,13 @@ int cli_run(struct cli_loop *l)
 	ringside_session_stats(l->s, &st);
 	if (st.lost) {
 		if (l->o->json)
-			printf("{\"type\":\"lost\",\"events\":%llu}\n", (unsigned long long)st.lost);
+			cli_json_count("lost", "events", st.lost);
 		fprintf(stderr, "ringside: %llu events lost — raise --ringbuf-size\n",
 			(unsigned long long)st.lost);
 	}
 	if (st.rows_lost) {
 		if (l->o->json)
-			printf("{\"type\":\"lost\",\"summary_ops\":%llu}\n",
-			       (unsigned long long)st.rows_lost);
+			cli_json_count("lost", "summary_ops", st.rows_lost);
 		fprintf(stderr, "ringside: %llu operations missing from the summary: more than %d "
 			"summary rows (narrow the trace with -p, --comm or --cgroup)\n",
 			(unsigned long long)st.rows_lost, RS_TOTALS_MAX_ENTRIES);

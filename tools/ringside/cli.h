@@ -143,6 +143,13 @@ int cli_parse_pid(const char *arg, pid_t *pid, const char *what);
 void cli_build_id_hex(const uint8_t *id, uint32_t n, char *out, size_t len);
 void cli_perms(uint32_t flags, char out[5]);
 
+/* JSON: the record header's common members (ts_ns, pid, tid, comm, cgroup_id). */
+void cli_json_hdr(struct ringside_json *j, const struct rs_event_hdr *hdr);
+/* An address as "0x..." (JSON numbers lose 64-bit precision in many readers). */
+void cli_json_hex(struct ringside_json *j, const char *key, uint64_t v);
+/* A one-number record, {"type":TYPE,KEY:N}, on stdout. */
+void cli_json_count(const char *type, const char *key, uint64_t n);
+
 /* Subcommands. */
 int cmd_features(int argc, char **argv);
 int cmd_gcm(int argc, char **argv);

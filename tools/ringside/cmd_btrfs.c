@@ -142,43 +142,47 @@ static void print_json_event(const struct rs_btrfs_event *e, unsigned int trig,
 {
 	char flags[48];
 
+	struct ringside_json j;
+
 	ringside_btrfs_flags_str(e->flags, flags, sizeof(flags));
-	printf("{\"type\":\"btrfs_event\",\"ts_ns\":%llu,\"event\":\"%s\",\"trigger\":\"%s\",\"fsid\":\"%s\","
-	       "\"mountpoint\":",
-	       (unsigned long long)e->hdr.ts_ns, ringside_btrfs_kind_name(e->kind),
-	       ringside_btrfs_trigger_name(trig), f ? f->fs.uuid : "");
-	ringside_json_string(stdout, f && f->mounted ? f->fs.mountpoint : "");
-	fputs(",\"label\":", stdout);
-	ringside_json_string(stdout, f ? f->fs.label : "");
-	printf(",\"bytenr\":%llu,\"length\":%llu,\"used\":%llu,\"flags\":%llu,\"profile\":\"%s\","
-	       "\"pid\":%u,\"comm\":",
-	       (unsigned long long)e->bytenr, (unsigned long long)e->len, (unsigned long long)e->used,
-	       (unsigned long long)e->flags, flags, e->hdr.tgid);
-	ringside_json_string(stdout, e->hdr.comm);
+	ringside_json_begin(&j, stdout);
+	ringside_json_str(&j, "type", "btrfs_event");
+	ringside_json_u64(&j, "ts_ns", e->hdr.ts_ns);
+	ringside_json_str(&j, "event", ringside_btrfs_kind_name(e->kind));
+	ringside_json_str(&j, "trigger", ringside_btrfs_trigger_name(trig));
+	ringside_json_str(&j, "fsid", f ? f->fs.uuid : "");
+	ringside_json_str(&j, "mountpoint", f && f->mounted ? f->fs.mountpoint : "");
+	ringside_json_str(&j, "label", f ? f->fs.label : "");
+	ringside_json_u64(&j, "bytenr", e->bytenr);
+	ringside_json_u64(&j, "length", e->len);
+	ringside_json_u64(&j, "used", e->used);
+	ringside_json_u64(&j, "flags", e->flags);
+	ringside_json_str(&j, "profile", flags);
+	ringside_json_u64(&j, "pid", e->hdr.tgid);
+	ringside_json_strn(&j, "comm", e->hdr.comm, sizeof(e->hdr.comm));
 	if (e->kind <= RS_BTRFS_REMOVE) {
 		struct ringside_btrfs_threshold th;
 
 		ringside_btrfs_threshold(&e->space, &th);
-		printf(",\"threshold_pct\":%d,\"threshold_dynamic\":%s,\"unallocated\":%llu,"
-		       "\"unalloc_target\":%llu,\"space_unused\":%llu,\"periodic_reclaim\":%s",
-		       th.pct, th.dynamic ? "true" : "false", (unsigned long long)th.unallocated,
-		       (unsigned long long)th.target, (unsigned long long)th.unused,
-		       e->space.periodic_reclaim ? "true" : "false");
+		ringside_json_i64(&j, "threshold_pct", th.pct);
+		ringside_json_bool(&j, "threshold_dynamic", th.dynamic);
+		ringside_json_u64(&j, "unallocated", th.unallocated);
+		ringside_json_u64(&j, "unalloc_target", th.target);
+		ringside_json_u64(&j, "space_unused", th.unused);
+		ringside_json_bool(&j, "periodic_reclaim", e->space.periodic_reclaim);
 	}
-	if (explanation) {
-		fputs(",\"explanation\":", stdout);
-		ringside_json_string(stdout, explanation);
+	if (explanation)
+		ringside_json_str(&j, "explanation", explanation);
+	if (tm) {
+		ringside_json_u64(&j, "queued_to_relocate_ns", tm->queued_to_relocate_ns);
+		ringside_json_u64(&j, "relocate_to_removed_ns", tm->relocate_to_removed_ns);
+		ringside_json_u64(&j, "queued_to_removed_ns", tm->queued_to_removed_ns);
 	}
-	if (tm)
-		printf(",\"queued_to_relocate_ns\":%llu,\"relocate_to_removed_ns\":%llu,"
-		       "\"queued_to_removed_ns\":%llu",
-		       (unsigned long long)tm->queued_to_relocate_ns,
-		       (unsigned long long)tm->relocate_to_removed_ns,
-		       (unsigned long long)tm->queued_to_removed_ns);
-	if (e->kind == RS_BTRFS_RELOC_DONE)
-		printf(",\"ret\":%lld,\"duration_ns\":%llu", (long long)e->ret,
-		       (unsigned long long)e->duration_ns);
-	puts("}");
+	if (e->kind == RS_BTRFS_RELOC_DONE) {
+		ringside_json_i64(&j, "ret", e->ret);
+		ringside_json_u64(&j, "duration_ns", e->duration_ns);
+	}
+	ringside_json_end(&j);
 }
 
 static int on_event(void *ctx, const struct rs_event_hdr *ev, size_t size)
@@ -252,29 +256,31 @@ static void summarize(void *ctx, double elapsed, bool final)
 			    !ringside_btrfs_space_read(&f->fs, (enum ringside_btrfs_type)t, &sp, NULL))
 				ringside_btrfs_threshold(&sp, &th);
 			if (b->o.json) {
-				printf("{\"type\":\"btrfs_summary\",\"scope\":\"%s\",\"interval_s\":%.3f,"
-				       "\"fsid\":\"%s\",\"mountpoint\":", final ? "run" : "interval", secs,
-				       f->fs.uuid);
-				ringside_json_string(stdout, f->mounted ? f->fs.mountpoint : "");
-				printf(",\"space_info\":\"%s\",\"reclaim_count\":%llu,\"reclaim_bytes\":%llu,"
-				       "\"reclaim_errors\":%llu,\"threshold_pct\":%d,\"threshold_dynamic\":%s",
-				       type_names[t], (unsigned long long)d.reclaim_count,
-				       (unsigned long long)d.reclaim_bytes,
-				       (unsigned long long)d.reclaim_errors, th.pct,
-				       th.dynamic ? "true" : "false");
-				if (t == 0)
-					printf(",\"queued\":%llu,\"relocations\":%llu,\"bytes_moved\":%llu,"
-					       "\"balance_removals\":%llu,\"removed\":%llu,\"unused_queued\":%llu,"
-					       "\"chunks_allocated\":%llu,\"chunks_freed\":%llu",
-					       (unsigned long long)k->kinds[RS_BTRFS_ADD_RECLAIM],
-					       (unsigned long long)k->relocations,
-					       (unsigned long long)k->bytes_moved,
-					       (unsigned long long)k->balance_removals,
-					       (unsigned long long)k->kinds[RS_BTRFS_REMOVE],
-					       (unsigned long long)k->kinds[RS_BTRFS_ADD_UNUSED],
-					       (unsigned long long)k->kinds[RS_BTRFS_CHUNK_ALLOC],
-					       (unsigned long long)k->kinds[RS_BTRFS_CHUNK_FREE]);
-				puts("}");
+				struct ringside_json j;
+
+				ringside_json_begin(&j, stdout);
+				ringside_json_str(&j, "type", "btrfs_summary");
+				ringside_json_str(&j, "scope", final ? "run" : "interval");
+				ringside_json_double(&j, "interval_s", secs, 3);
+				ringside_json_str(&j, "fsid", f->fs.uuid);
+				ringside_json_str(&j, "mountpoint", f->mounted ? f->fs.mountpoint : "");
+				ringside_json_str(&j, "space_info", type_names[t]);
+				ringside_json_u64(&j, "reclaim_count", d.reclaim_count);
+				ringside_json_u64(&j, "reclaim_bytes", d.reclaim_bytes);
+				ringside_json_u64(&j, "reclaim_errors", d.reclaim_errors);
+				ringside_json_i64(&j, "threshold_pct", th.pct);
+				ringside_json_bool(&j, "threshold_dynamic", th.dynamic);
+				if (t == 0) {
+					ringside_json_u64(&j, "queued", k->kinds[RS_BTRFS_ADD_RECLAIM]);
+					ringside_json_u64(&j, "relocations", k->relocations);
+					ringside_json_u64(&j, "bytes_moved", k->bytes_moved);
+					ringside_json_u64(&j, "balance_removals", k->balance_removals);
+					ringside_json_u64(&j, "removed", k->kinds[RS_BTRFS_REMOVE]);
+					ringside_json_u64(&j, "unused_queued", k->kinds[RS_BTRFS_ADD_UNUSED]);
+					ringside_json_u64(&j, "chunks_allocated", k->kinds[RS_BTRFS_CHUNK_ALLOC]);
+					ringside_json_u64(&j, "chunks_freed", k->kinds[RS_BTRFS_CHUNK_FREE]);
+				}
+				ringside_json_end(&j);
 				continue;
 			}
 			if (t == 0) {
@@ -372,18 +378,23 @@ static int threshold_cmd(int argc, char **argv)
 		}
 		ringside_btrfs_threshold(&sp, &th);
 		if (json) {
-			printf("{\"type\":\"btrfs_threshold\",\"fsid\":\"%s\",\"mountpoint\":", fs.uuid);
-			ringside_json_string(stdout, fs.mountpoint);
-			printf(",\"space_info\":\"%s\",\"threshold_pct\":%d,\"dynamic\":%s,"
-			       "\"periodic_reclaim\":%s,\"chunk_size\":%llu,\"unalloc_target\":%llu,"
-			       "\"unallocated\":%llu,\"space_unused\":%llu,\"sysfs_bg_reclaim_threshold\":%d,"
-			       "\"why\":",
-			       type_names[t], th.pct, th.dynamic ? "true" : "false",
-			       sp.periodic_reclaim ? "true" : "false", (unsigned long long)th.chunk_size,
-			       (unsigned long long)th.target, (unsigned long long)th.unallocated,
-			       (unsigned long long)th.unused, sp.bg_reclaim_threshold);
-			ringside_json_string(stdout, th.why);
-			puts("}");
+			struct ringside_json j;
+
+			ringside_json_begin(&j, stdout);
+			ringside_json_str(&j, "type", "btrfs_threshold");
+			ringside_json_str(&j, "fsid", fs.uuid);
+			ringside_json_str(&j, "mountpoint", fs.mountpoint);
+			ringside_json_str(&j, "space_info", type_names[t]);
+			ringside_json_i64(&j, "threshold_pct", th.pct);
+			ringside_json_bool(&j, "dynamic", th.dynamic);
+			ringside_json_bool(&j, "periodic_reclaim", sp.periodic_reclaim);
+			ringside_json_u64(&j, "chunk_size", th.chunk_size);
+			ringside_json_u64(&j, "unalloc_target", th.target);
+			ringside_json_u64(&j, "unallocated", th.unallocated);
+			ringside_json_u64(&j, "space_unused", th.unused);
+			ringside_json_i64(&j, "sysfs_bg_reclaim_threshold", sp.bg_reclaim_threshold);
+			ringside_json_str(&j, "why", th.why);
+			ringside_json_end(&j);
 			continue;
 		}
 		human(th.unallocated, unalloc, sizeof(unalloc));

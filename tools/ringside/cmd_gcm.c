@@ -62,14 +62,12 @@ struct gcm_cli {
 	unsigned int libs_shown, skipped_shown;	/* announced so far */
 };
 
-static void json_lib(const struct gcm_cli *g, uint32_t lib_id)
+static void json_lib(struct ringside_json *j, const struct gcm_cli *g, uint32_t lib_id)
 {
 	const struct ringside_gcm_lib *lib = ringside_gcm_lib(g->s, lib_id);
 
-	fputs(",\"lib_path\":", stdout);
-	ringside_json_string(stdout, lib ? lib->path : "");
-	fputs(",\"lib_version\":", stdout);
-	ringside_json_string(stdout, lib ? lib->version : "");
+	ringside_json_str(j, "lib_path", lib ? lib->path : "");
+	ringside_json_str(j, "lib_version", lib ? lib->version : "");
 }
 
 /*
@@ -143,34 +141,33 @@ static void print_event(struct gcm_cli *g, const struct rs_gcm_event *e, size_t 
 
 	format_addr(g, (pid_t)e->hdr.tgid, e->caller, caller, sizeof(caller), false);
 	if (g->o.json) {
-		printf("{\"type\":\"%s\",\"ts_ns\":%llu,\"pid\":%u,\"tid\":%u,\"comm\":",
-		       e->result == RS_GCM_TAG_FAIL ? "gcm_tag_failure" : "gcm_op",
-		       (unsigned long long)e->hdr.ts_ns, e->hdr.tgid, e->hdr.tid);
-		ringside_json_string(stdout, e->hdr.comm);
-		printf(",\"cgroup_id\":%llu,\"lib\":\"%s\"", (unsigned long long)e->hdr.cgroup_id,
-		       ringside_gcm_lib_name(e->lib));
-		json_lib(g, e->lib_id);
-		printf(",\"dir\":\"%s\",\"key_bits\":%u,\"aad_bytes\":%llu,\"payload_bytes\":%llu,"
-		       "\"latency_ns\":%llu,\"result\":\"%s\",\"retval\":%d,\"caller\":",
-		       ringside_gcm_dir_name(e->dir), e->key_bits, (unsigned long long)e->aad_bytes,
-		       (unsigned long long)e->payload_bytes, (unsigned long long)e->latency_ns,
-		       ringside_gcm_result_name(e->result), e->retval);
-		ringside_json_string(stdout, caller);
+		struct ringside_json j;
+
+		ringside_json_begin(&j, stdout);
+		ringside_json_str(&j, "type", e->result == RS_GCM_TAG_FAIL ? "gcm_tag_failure" : "gcm_op");
+		cli_json_hdr(&j, &e->hdr);
+		ringside_json_str(&j, "lib", ringside_gcm_lib_name(e->lib));
+		json_lib(&j, g, e->lib_id);
+		ringside_json_str(&j, "dir", ringside_gcm_dir_name(e->dir));
+		ringside_json_u64(&j, "key_bits", e->key_bits);
+		ringside_json_u64(&j, "aad_bytes", e->aad_bytes);
+		ringside_json_u64(&j, "payload_bytes", e->payload_bytes);
+		ringside_json_u64(&j, "latency_ns", e->latency_ns);
+		ringside_json_str(&j, "result", ringside_gcm_result_name(e->result));
+		ringside_json_i64(&j, "retval", e->retval);
+		ringside_json_str(&j, "caller", caller);
 		if ((e->flags & RS_GCM_F_STACK_COPY) && size >= sizeof(*e) + sizeof(struct rs_stack_copy))
-			printf(",\"stack_copied\":%u", ((const struct rs_stack_copy *)e->stack)->len);
+			ringside_json_u64(&j, "stack_copied", ((const struct rs_stack_copy *)e->stack)->len);
 		if (nr_stack) {
-			fputs(",\"stack\":[", stdout);
+			ringside_json_array(&j, "stack");
 			for (unsigned int i = 0; i < nr_stack; i++) {
 				char frame[512];
 
 				format_addr(g, (pid_t)e->hdr.tgid, stack[i], frame, sizeof(frame), true);
-				if (i)
-					putchar(',');
-				ringside_json_string(stdout, frame);
+				ringside_json_str(&j, NULL, frame);
 			}
-			putchar(']');
 		}
-		puts("}");
+		ringside_json_end(&j);
 		return;
 	}
 	printf("%-16s %7u %7u %-9s %-4s %4u %6llu %8llu %10.3f %-9s %s\n", e->hdr.comm, e->hdr.tgid,
@@ -225,31 +222,35 @@ static int print_row(void *ctx, const struct ringside_gcm_row *r)
 	double secs = rc->secs > 0 ? rc->secs : 1;
 
 	if (g->o.json) {
-		printf("{\"type\":\"gcm_summary\",\"interval_s\":%.3f,\"pid\":%u,\"comm\":", rc->secs,
-		       r->tgid);
-		ringside_json_string(stdout, r->comm);
-		printf(",\"lib\":\"%s\"", ringside_gcm_lib_name(r->lib));
-		json_lib(g, r->lib_id);
-		printf(",\"dir\":\"%s\",\"key_bits\":%u,\"ops\":%llu,\"ops_per_s\":%.1f,"
-		       "\"aad_bytes\":%llu,\"payload_bytes\":%llu,\"mb_per_s\":%.3f,"
-		       "\"lat_p50_ns\":%llu,\"lat_p99_ns\":%llu,\"lat_max_ns\":%llu,"
-		       "\"tag_failures\":%llu,\"errors\":%llu",
-		       ringside_gcm_dir_name(r->dir), r->key_bits, (unsigned long long)r->ops,
-		       r->ops / secs, (unsigned long long)r->aad_bytes,
-		       (unsigned long long)r->payload_bytes, r->payload_bytes / secs / 1e6,
-		       (unsigned long long)r->lat_p50_ns, (unsigned long long)r->lat_p99_ns,
-		       (unsigned long long)r->lat_max_ns, (unsigned long long)r->tag_failures,
-		       (unsigned long long)r->errors);
-		printf(",\"unchecked\":%llu,\"records\":%llu,\"scope\":\"%s\"",
-		       (unsigned long long)r->unchecked, (unsigned long long)r->events,
-		       rc->final ? "run" : "interval");
+		struct ringside_json j;
+
+		ringside_json_begin(&j, stdout);
+		ringside_json_str(&j, "type", "gcm_summary");
+		ringside_json_double(&j, "interval_s", rc->secs, 3);
+		ringside_json_u64(&j, "pid", r->tgid);
+		ringside_json_strn(&j, "comm", r->comm, sizeof(r->comm));
+		ringside_json_str(&j, "lib", ringside_gcm_lib_name(r->lib));
+		json_lib(&j, g, r->lib_id);
+		ringside_json_str(&j, "dir", ringside_gcm_dir_name(r->dir));
+		ringside_json_u64(&j, "key_bits", r->key_bits);
+		ringside_json_u64(&j, "ops", r->ops);
+		ringside_json_double(&j, "ops_per_s", r->ops / secs, 1);
+		ringside_json_u64(&j, "aad_bytes", r->aad_bytes);
+		ringside_json_u64(&j, "payload_bytes", r->payload_bytes);
+		ringside_json_double(&j, "mb_per_s", r->payload_bytes / secs / 1e6, 3);
+		ringside_json_u64(&j, "lat_p50_ns", r->lat_p50_ns);
+		ringside_json_u64(&j, "lat_p99_ns", r->lat_p99_ns);
+		ringside_json_u64(&j, "lat_max_ns", r->lat_max_ns);
+		ringside_json_u64(&j, "tag_failures", r->tag_failures);
+		ringside_json_u64(&j, "errors", r->errors);
+		ringside_json_u64(&j, "unchecked", r->unchecked);
+		ringside_json_u64(&j, "records", r->events);
+		ringside_json_str(&j, "scope", rc->final ? "run" : "interval");
 		if (g->hist) {
-			fputs(",\"size_hist\":", stdout);
-			ringside_hist_json(&r->size_hist, stdout);
-			fputs(",\"latency_hist\":", stdout);
-			ringside_hist_json(&r->lat_hist, stdout);
+			ringside_hist_json(&r->size_hist, &j, "size_hist");
+			ringside_hist_json(&r->lat_hist, &j, "latency_hist");
 		}
-		puts("}");
+		ringside_json_end(&j);
 		return 0;
 	}
 	if (!rc->any)
@@ -288,10 +289,16 @@ static int print_unattributed(void *ctx, const struct ringside_gcm_unattributed 
 
 	uc->total += u->hits;
 	if (uc->g->o.json) {
-		printf("{\"type\":\"unattributed\",\"pid\":%u,\"lib\":\"%s\"", u->tgid, name);
-		json_lib(uc->g, u->lib_id);
-		printf(",\"reason\":\"%s\",\"probe_hits\":%llu}\n",
-		       ringside_gcm_unattr_reason_name(u->reason), (unsigned long long)u->hits);
+		struct ringside_json j;
+
+		ringside_json_begin(&j, stdout);
+		ringside_json_str(&j, "type", "unattributed");
+		ringside_json_u64(&j, "pid", u->tgid);
+		ringside_json_str(&j, "lib", name);
+		json_lib(&j, uc->g, u->lib_id);
+		ringside_json_str(&j, "reason", ringside_gcm_unattr_reason_name(u->reason));
+		ringside_json_u64(&j, "probe_hits", u->hits);
+		ringside_json_end(&j);
 	} else {
 		printf("%-7u %-16s %-9s unattributed: %llu probe hits (%s)\n", u->tgid, "", name,
 		       (unsigned long long)u->hits, ringside_gcm_unattr_reason_name(u->reason));
@@ -341,21 +348,20 @@ static const char *lib_not_seen(const struct ringside_gcm_lib *lib)
 }
 
 /* One library's JSON fields: the gcm_start list and a late gcm_lib record share them. */
-static void json_lib_fields(const struct gcm_cli *g, unsigned int i)
+static void json_lib_fields(struct ringside_json *j, const struct gcm_cli *g, unsigned int i)
 {
 	const struct ringside_gcm_lib *lib = ringside_gcm_lib(g->s, i);
 
-	printf("\"id\":%u,\"lib\":\"%s\",\"path\":", i, ringside_gcm_lib_name(lib->family));
-	ringside_json_string(stdout, lib->path);
-	fputs(",\"version\":", stdout);
-	ringside_json_string(stdout, lib->version);
-	printf(",\"probes\":%u,\"single_stepped\":%u,\"late\":%s,\"not_seen\":", lib->probes,
-	       lib->stepped, lib->late ? "true" : "false");
-	ringside_json_string(stdout, lib_not_seen(lib));
-	if (lib->entries[0]) {
-		fputs(",\"entries\":", stdout);
-		ringside_json_string(stdout, lib->entries);
-	}
+	ringside_json_u64(j, "id", i);
+	ringside_json_str(j, "lib", ringside_gcm_lib_name(lib->family));
+	ringside_json_str(j, "path", lib->path);
+	ringside_json_str(j, "version", lib->version);
+	ringside_json_u64(j, "probes", lib->probes);
+	ringside_json_u64(j, "single_stepped", lib->stepped);
+	ringside_json_bool(j, "late", lib->late);
+	ringside_json_str(j, "not_seen", lib_not_seen(lib));
+	if (lib->entries[0])
+		ringside_json_str(j, "entries", lib->entries);
 }
 
 static void text_lib(const struct gcm_cli *g, unsigned int i)
@@ -382,21 +388,24 @@ static void announce(struct gcm_cli *g)
 	unsigned int n = ringside_gcm_nr_libs(g->s);
 
 	if (g->o.json) {
-		printf("{\"type\":\"gcm_start\",\"uretprobe\":\"%s\",\"seccomp_safe\":%s,"
-		       "\"watches_starts\":%s,\"libs\":[",
-		       sys ? "syscall" : "int3", seccomp_safe ? "true" : "false",
-		       ringside_gcm_watches_starts(g->s) ? "true" : "false");
+		struct ringside_json j;
+
+		ringside_json_begin(&j, stdout);
+		ringside_json_str(&j, "type", "gcm_start");
+		ringside_json_str(&j, "uretprobe", sys ? "syscall" : "int3");
+		ringside_json_bool(&j, "seccomp_safe", seccomp_safe);
+		ringside_json_bool(&j, "watches_starts", ringside_gcm_watches_starts(g->s));
+		ringside_json_array(&j, "libs");
 		for (unsigned int i = 0; i < n; i++) {
-			fputs(i ? ",{" : "{", stdout);
-			json_lib_fields(g, i);
-			putchar('}');
+			ringside_json_object(&j, NULL);
+			json_lib_fields(&j, g, i);
+			ringside_json_close(&j);
 		}
-		fputs("],\"not_traced\":[", stdout);
-		for (unsigned int i = 0; i < ringside_gcm_nr_skipped(g->s); i++) {
-			fputs(i ? "," : "", stdout);
-			ringside_json_string(stdout, ringside_gcm_skipped(g->s, i));
-		}
-		puts("]}");
+		ringside_json_close(&j);
+		ringside_json_array(&j, "not_traced");
+		for (unsigned int i = 0; i < ringside_gcm_nr_skipped(g->s); i++)
+			ringside_json_str(&j, NULL, ringside_gcm_skipped(g->s, i));
+		ringside_json_end(&j);
 		fflush(stdout);
 	}
 	if (g->o.verbose)
@@ -436,9 +445,12 @@ static int announce_late(void *ctx)
 
 	for (; g->libs_shown < n; g->libs_shown++) {
 		if (g->o.json) {
-			fputs("{\"type\":\"gcm_lib\",", stdout);
-			json_lib_fields(g, g->libs_shown);
-			puts("}");
+			struct ringside_json j;
+
+			ringside_json_begin(&j, stdout);
+			ringside_json_str(&j, "type", "gcm_lib");
+			json_lib_fields(&j, g, g->libs_shown);
+			ringside_json_end(&j);
 		} else {
 			text_lib(g, g->libs_shown);
 		}
@@ -447,9 +459,12 @@ static int announce_late(void *ctx)
 		const char *why = ringside_gcm_skipped(g->s, g->skipped_shown);
 
 		if (g->o.json) {
-			fputs("{\"type\":\"gcm_not_traced\",\"why\":", stdout);
-			ringside_json_string(stdout, why);
-			puts("}");
+			struct ringside_json j;
+
+			ringside_json_begin(&j, stdout);
+			ringside_json_str(&j, "type", "gcm_not_traced");
+			ringside_json_str(&j, "why", why);
+			ringside_json_end(&j);
 		} else {
 			fprintf(stderr, "ringside: not traced: %s\n", why);
 		}

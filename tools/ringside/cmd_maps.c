@@ -47,13 +47,22 @@ static int print_vma(void *arg, const struct ringside_vma *v)
 	cli_perms(v->flags, perms);
 	cli_build_id_hex(v->build_id, v->build_id_size, bid, sizeof(bid));
 	if (ctx->json) {
-		printf("{\"type\":\"vma\",\"start\":\"0x%llx\",\"end\":\"0x%llx\",\"perms\":\"%s\","
-		       "\"offset\":%llu,\"dev\":\"%02x:%02x\",\"inode\":%llu,\"page_size\":%llu,\"name\":",
-		       (unsigned long long)v->start, (unsigned long long)v->end, perms,
-		       (unsigned long long)v->offset, v->dev_major, v->dev_minor,
-		       (unsigned long long)v->inode, (unsigned long long)v->page_size);
-		ringside_json_string(stdout, v->name);
-		printf(",\"build_id\":\"%s\"}\n", bid);
+		struct ringside_json j;
+		char dev[16];
+
+		snprintf(dev, sizeof(dev), "%02x:%02x", v->dev_major, v->dev_minor);
+		ringside_json_begin(&j, stdout);
+		ringside_json_str(&j, "type", "vma");
+		cli_json_hex(&j, "start", v->start);
+		cli_json_hex(&j, "end", v->end);
+		ringside_json_str(&j, "perms", perms);
+		ringside_json_u64(&j, "offset", v->offset);
+		ringside_json_str(&j, "dev", dev);
+		ringside_json_u64(&j, "inode", v->inode);
+		ringside_json_u64(&j, "page_size", v->page_size);
+		ringside_json_str(&j, "name", v->name);
+		ringside_json_str(&j, "build_id", bid);
+		ringside_json_end(&j);
 	} else {
 		printf("%012llx-%012llx %s %08llx %02x:%02x %-10llu %s%s%s\n",
 		       (unsigned long long)v->start, (unsigned long long)v->end, perms,

@@ -100,35 +100,45 @@ static int on_event(void *ctx, const struct rs_event_hdr *hdr, size_t size)
 	if (!r->events)
 		return 0;
 	if (r->o.json) {
-		printf("{\"type\":\"reclaim\",\"ts_ns\":%llu,\"trigger\":\"%s\",\"pid\":%u,\"comm\":",
-		       (unsigned long long)hdr->ts_ns, ringside_reclaim_trigger_name(trig), hdr->tgid);
-		ringside_json_string(stdout, hdr->comm);
-		printf(",\"cgroup_id\":%llu,\"cgroup\":", (unsigned long long)e->target_cgroup_id);
-		ringside_json_string(stdout, row ? row->path : "");
-		printf(",\"task_cgroup_id\":%llu,\"global\":%s,\"swappiness\":%d,\"swappiness_from\":\"%s\"",
-		       (unsigned long long)e->task_cgroup_id,
-		       e->flags & RS_RECLAIM_F_GLOBAL ? "true" : "false", sw_effect,
-		       req_sw >= 0 ? "request" : "cgroup-or-vm");
+		struct ringside_json j;
+
+		ringside_json_begin(&j, stdout);
+		ringside_json_str(&j, "type", "reclaim");
+		ringside_json_u64(&j, "ts_ns", hdr->ts_ns);
+		ringside_json_str(&j, "trigger", ringside_reclaim_trigger_name(trig));
+		ringside_json_u64(&j, "pid", hdr->tgid);
+		ringside_json_u64(&j, "tid", hdr->tid);
+		ringside_json_strn(&j, "comm", hdr->comm, sizeof(hdr->comm));
+		/* The reclaimed cgroup; the writing task's is task_cgroup_id. */
+		ringside_json_u64(&j, "cgroup_id", e->target_cgroup_id);
+		ringside_json_str(&j, "cgroup", row ? row->path : "");
+		ringside_json_u64(&j, "task_cgroup_id", e->task_cgroup_id);
+		ringside_json_bool(&j, "global", e->flags & RS_RECLAIM_F_GLOBAL);
+		ringside_json_i64(&j, "swappiness", sw_effect);
+		ringside_json_str(&j, "swappiness_from", req_sw >= 0 ? "request" : "cgroup-or-vm");
 		if (is_write) {
-			fputs(",\"request\":", stdout);
-			ringside_json_string(stdout, req);
+			ringside_json_str(&j, "request", req);
 			if (trig == RS_RECLAIM_TRIG_PROACTIVE)
-				printf(",\"requested_bytes\":%llu", (unsigned long long)req_bytes);
+				ringside_json_u64(&j, "requested_bytes", req_bytes);
 			else if (trig == RS_RECLAIM_TRIG_MAX_WRITE && req_bytes)
-				printf(",\"limit_bytes\":%llu", (unsigned long long)req_bytes);
-			printf(",\"write_ret\":%lld", (long long)e->write_ret);
+				ringside_json_u64(&j, "limit_bytes", req_bytes);
+			ringside_json_i64(&j, "write_ret", e->write_ret);
 		}
-		if (e->flags & RS_RECLAIM_F_FENTRY)
-			printf(",\"reclaim_memcg_id\":%llu,\"swappiness_arg\":%d",
-			       (unsigned long long)e->reclaim_memcg_id, e->swappiness_arg);
-		printf(",\"passes\":%u,\"priority\":%d,\"nr_reclaimed\":%llu,\"reclaimed_anon\":%llu,"
-		       "\"reclaimed_file\":%llu,\"scanned_anon\":%llu,\"scanned_file\":%llu,"
-		       "\"active_scanned_anon\":%llu,\"active_scanned_file\":%llu,\"duration_ns\":%llu}\n",
-		       e->passes, e->min_priority, (unsigned long long)e->nr_reclaimed,
-		       (unsigned long long)e->reclaimed_anon, (unsigned long long)e->reclaimed_file,
-		       (unsigned long long)e->scanned_anon, (unsigned long long)e->scanned_file,
-		       (unsigned long long)e->active_scanned_anon,
-		       (unsigned long long)e->active_scanned_file, (unsigned long long)e->duration_ns);
+		if (e->flags & RS_RECLAIM_F_FENTRY) {
+			ringside_json_u64(&j, "reclaim_memcg_id", e->reclaim_memcg_id);
+			ringside_json_i64(&j, "swappiness_arg", e->swappiness_arg);
+		}
+		ringside_json_u64(&j, "passes", e->passes);
+		ringside_json_i64(&j, "priority", e->min_priority);
+		ringside_json_u64(&j, "nr_reclaimed", e->nr_reclaimed);
+		ringside_json_u64(&j, "reclaimed_anon", e->reclaimed_anon);
+		ringside_json_u64(&j, "reclaimed_file", e->reclaimed_file);
+		ringside_json_u64(&j, "scanned_anon", e->scanned_anon);
+		ringside_json_u64(&j, "scanned_file", e->scanned_file);
+		ringside_json_u64(&j, "active_scanned_anon", e->active_scanned_anon);
+		ringside_json_u64(&j, "active_scanned_file", e->active_scanned_file);
+		ringside_json_u64(&j, "duration_ns", e->duration_ns);
+		ringside_json_end(&j);
 		return 0;
 	}
 	printf("%-14s %-30s %7u %-15s sw %3d%s reclaimed %6llu anon %6llu file  scanned %6llu/%-6llu "
@@ -180,17 +190,23 @@ static void summarize(void *ctx, double elapsed, bool final)
 		if (!c->n)
 			continue;
 		if (r->o.json) {
-			printf("{\"type\":\"reclaim_summary\",\"scope\":\"%s\",\"interval_s\":%.3f,"
-			       "\"cgroup_id\":%llu,\"cgroup\":", final ? "run" : "interval",
-			       secs, (unsigned long long)r->rows[i].id);
-			ringside_json_string(stdout, r->rows[i].path);
-			printf(",\"invocations\":%llu,\"failures\":%llu,\"reclaimed_anon\":%llu,"
-			       "\"reclaimed_file\":%llu,\"scanned_anon\":%llu,\"scanned_file\":%llu,"
-			       "\"time_ns\":%llu,\"records\":%llu}\n",
-			       (unsigned long long)c->n, (unsigned long long)c->failures,
-			       (unsigned long long)c->reclaimed_anon, (unsigned long long)c->reclaimed_file,
-			       (unsigned long long)c->scanned_anon, (unsigned long long)c->scanned_file,
-			       (unsigned long long)c->ns, (unsigned long long)r->rows[i].records);
+			struct ringside_json j;
+
+			ringside_json_begin(&j, stdout);
+			ringside_json_str(&j, "type", "reclaim_summary");
+			ringside_json_str(&j, "scope", final ? "run" : "interval");
+			ringside_json_double(&j, "interval_s", secs, 3);
+			ringside_json_u64(&j, "cgroup_id", r->rows[i].id);
+			ringside_json_str(&j, "cgroup", r->rows[i].path);
+			ringside_json_u64(&j, "invocations", c->n);
+			ringside_json_u64(&j, "failures", c->failures);
+			ringside_json_u64(&j, "reclaimed_anon", c->reclaimed_anon);
+			ringside_json_u64(&j, "reclaimed_file", c->reclaimed_file);
+			ringside_json_u64(&j, "scanned_anon", c->scanned_anon);
+			ringside_json_u64(&j, "scanned_file", c->scanned_file);
+			ringside_json_u64(&j, "time_ns", c->ns);
+			ringside_json_u64(&j, "records", r->rows[i].records);
+			ringside_json_end(&j);
 			continue;
 		}
 		printf("  %-40s %5llu calls %4llu failed  reclaimed %8.1f MiB anon %8.1f MiB file  "

@@ -54,13 +54,22 @@ static int on_row(void *ctx, const struct ringside_reclaim_profile_row *r)
 	if (pc->nr_rows < MAX_ROUNDS_TOTAL)
 		pc->rows[pc->nr_rows++] = *r;
 	if (pc->json) {
-		printf("{\"type\":\"reclaim_profile\",\"swappiness\":%d,\"round\":%u,\"method\":\"%s\","
-		       "\"requested\":%llu,\"reclaimed\":%llu,\"anon_pages\":%llu,\"file_pages\":%llu,"
-		       "\"scanned_anon\":%llu,\"scanned_file\":%llu,\"seconds\":%.6f,\"error\":%d}\n",
-		       r->swappiness, r->round, r->method, (unsigned long long)r->requested,
-		       (unsigned long long)r->reclaimed, (unsigned long long)r->anon_pages,
-		       (unsigned long long)r->file_pages, (unsigned long long)r->scanned_anon,
-		       (unsigned long long)r->scanned_file, r->seconds, r->err);
+		struct ringside_json j;
+
+		ringside_json_begin(&j, stdout);
+		ringside_json_str(&j, "type", "reclaim_profile");
+		ringside_json_i64(&j, "swappiness", r->swappiness);
+		ringside_json_u64(&j, "round", r->round);
+		ringside_json_str(&j, "method", r->method);
+		ringside_json_u64(&j, "requested", r->requested);
+		ringside_json_u64(&j, "reclaimed", r->reclaimed);
+		ringside_json_u64(&j, "anon_pages", r->anon_pages);
+		ringside_json_u64(&j, "file_pages", r->file_pages);
+		ringside_json_u64(&j, "scanned_anon", r->scanned_anon);
+		ringside_json_u64(&j, "scanned_file", r->scanned_file);
+		ringside_json_double(&j, "seconds", r->seconds, 6);
+		ringside_json_i64(&j, "error", r->err);
+		ringside_json_end(&j);
 	} else {
 		double total = (double)(r->anon_pages + r->file_pages);
 

@@ -30,9 +30,13 @@ static void print_sym(struct sym_ctx *c, uint64_t addr)
 	if (err) {
 		c->failures++;
 		if (c->json) {
-			printf("{\"type\":\"sym\",\"addr\":\"0x%llx\",\"error\":", (unsigned long long)addr);
-			ringside_json_string(stdout, err == -ENOENT ? "not mapped" : ringside_strerror(err));
-			puts("}");
+			struct ringside_json j;
+
+			ringside_json_begin(&j, stdout);
+			ringside_json_str(&j, "type", "sym");
+			cli_json_hex(&j, "addr", addr);
+			ringside_json_str(&j, "error", err == -ENOENT ? "not mapped" : ringside_strerror(err));
+			ringside_json_end(&j);
 		} else {
 			printf("0x%llx  -  -  (%s)\n", (unsigned long long)addr,
 			       err == -ENOENT ? "not mapped" : ringside_strerror(err));
@@ -41,15 +45,20 @@ static void print_sym(struct sym_ctx *c, uint64_t addr)
 	}
 	cli_build_id_hex(s.build_id, s.build_id_size, bid, sizeof(bid));
 	if (c->json) {
-		printf("{\"type\":\"sym\",\"addr\":\"0x%llx\",\"file\":", (unsigned long long)addr);
-		ringside_json_string(stdout, s.path);
-		printf(",\"file_offset\":\"0x%llx\",\"symbol\":", (unsigned long long)s.file_offset);
+		struct ringside_json j;
+
+		ringside_json_begin(&j, stdout);
+		ringside_json_str(&j, "type", "sym");
+		cli_json_hex(&j, "addr", addr);
+		ringside_json_str(&j, "file", s.path);
+		cli_json_hex(&j, "file_offset", s.file_offset);
 		if (s.symbol)
-			ringside_json_string(stdout, s.symbol);
+			ringside_json_str(&j, "symbol", s.symbol);
 		else
-			fputs("null", stdout);
-		printf(",\"symbol_offset\":\"0x%llx\",\"build_id\":\"%s\"}\n",
-		       (unsigned long long)s.sym_offset, bid);
+			ringside_json_null(&j, "symbol");
+		cli_json_hex(&j, "symbol_offset", s.sym_offset);
+		ringside_json_str(&j, "build_id", bid);
+		ringside_json_end(&j);
 		return;
 	}
 	printf("0x%llx  %s+0x%llx  ", (unsigned long long)addr, s.path[0] ? s.path : "[anon]",
