@@ -73,6 +73,8 @@ struct ringside_reclaim_profile_opts {
 	/* > 0: create a zram swap device of this size for the profile, remove it after. */
 	uint64_t zram_bytes;
 	volatile int *stop;	/* set non-zero (e.g. from SIGINT) to end early, cleaned up */
+	/* Messages as it goes (no swap, the method chosen): one line each, or NULL. */
+	void (*on_note)(void *ctx, const char *line);
 };
 
 struct ringside_reclaim_profile_row {
@@ -91,13 +93,13 @@ typedef int (*ringside_profile_fn)(void *ctx, const struct ringside_reclaim_prof
 
 /*
  * Drive reclaim on a cgroup for each swappiness setting and report what it
- * took. Everything it creates (workload, zram swap) is removed before it
- * returns, and settings it changed are restored. Messages (no swap, method
- * chosen) go to notes, one per line; errmsg gets the detail of a failure.
+ * took: fn(ctx, row) per round, opts->on_note(ctx, line) per message.
+ * Everything it creates (workload, zram swap) is removed before it returns,
+ * and settings it changed are restored. A failure's reason:
+ * ringside_last_errmsg().
  */
 int ringside_reclaim_profile(const struct ringside_reclaim_profile_opts *opts,
-			     ringside_profile_fn fn, void *ctx, char *notes, size_t notes_len,
-			     char *errmsg, size_t errmsg_len);
+			     ringside_profile_fn fn, void *ctx);
 
 #pragma GCC visibility pop
 

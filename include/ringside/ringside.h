@@ -3,13 +3,16 @@
  * libringside: eBPF collectors for AES-GCM crypto work, memory-cgroup
  * reclaim and btrfs block-group relocation, for embedding in agents.
  *
- * Conventions:
+ * Conventions (the error model):
  *  - Functions returning int return 0 (or a count) on success and a negative
- *    errno on failure. ringside_strerror() turns the errno into text;
- *    ringside_session_errmsg() gives the detailed message for the last failure
- *    of that session (which symbol was missing, which file was not ELF...).
- *  - The library keeps no global state of its own, never prints and never
- *    exits. libbpf's print callback is process-wide and belongs to the
+ *    errno, or -RINGSIDE_ERR_*, on failure; ringside_strerror() turns it into
+ *    text. The reason, as one sentence naming the cause and the fix, comes
+ *    from ringside_session_errmsg() for a call on a session (which symbol was
+ *    missing, which file was not ELF...), and from ringside_last_errmsg() for
+ *    a call that has no session (ringside_session_open(),
+ *    ringside_reclaim_profile()): kept per thread until its next such call.
+ *  - The library never prints and never exits. Its one process-wide state
+ *    is the cache of kernel features (ringside_feature()), thread-safe. libbpf's print callback is process-wide and belongs to the
  *    application: set it with libbpf_set_print() if you want libbpf's logs.
  *  - A session is used from one thread at a time.
  */
@@ -104,10 +107,12 @@ void ringside_session_close(struct ringside_session *s);
 /* Detail of the session's last failure, "" when none. */
 const char *ringside_session_errmsg(const struct ringside_session *s);
 /*
- * Why the last ringside_session_open() in this thread failed, as one
- * sentence naming the option and the fix; "" after a success. (There is no
- * session to ask then.)
+ * Why the last call without a session (ringside_session_open(),
+ * ringside_reclaim_profile()) in this thread failed, as one sentence naming
+ * the cause and the fix; "" after a success.
  */
+const char *ringside_last_errmsg(void);
+/* The same (its name before ringside_reclaim_profile() reported this way). */
 const char *ringside_open_errmsg(void);
 /* Informational notes collectors produced while attaching (one per line). */
 const char *ringside_session_notes(const struct ringside_session *s);

@@ -61,6 +61,34 @@ int rs_fail(struct ringside_session *s, int err, const char *fmt, ...)
 	return err < 0 ? err : -err;
 }
 
+/* Calls with no session to keep their reason in keep it per thread. */
+static __thread char last_errmsg[512];
+
+const char *ringside_last_errmsg(void)
+{
+	return last_errmsg;
+}
+
+const char *ringside_open_errmsg(void)
+{
+	return last_errmsg;
+}
+
+void rs_clear_last(void)
+{
+	last_errmsg[0] = '\0';
+}
+
+int rs_fail_last(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_errmsg, sizeof(last_errmsg), fmt, ap);
+	va_end(ap);
+	return err < 0 ? err : -err;
+}
+
 void rs_note(struct ringside_session *s, const char *fmt, ...)
 {
 	size_t used = strlen(s->notes);

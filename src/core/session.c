@@ -70,24 +70,7 @@ int ringside_session_target_check(struct ringside_session *s)
 	return 0;
 }
 
-/* ringside_session_open() has no session to keep its reason in: one per thread. */
-static __thread char open_errmsg[512];
-
-const char *ringside_open_errmsg(void)
-{
-	return open_errmsg;
-}
-
-static int open_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int open_fail(int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(open_errmsg, sizeof(open_errmsg), fmt, ap);
-	va_end(ap);
-	return err;
-}
+#define open_fail rs_fail_last
 
 int ringside_session_open(const struct ringside_session_opts *opts,
 			  struct ringside_session **out)
@@ -97,7 +80,7 @@ int ringside_session_open(const struct ringside_session_opts *opts,
 	int err;
 
 	*out = NULL;
-	open_errmsg[0] = '\0';
+	rs_clear_last();
 	if (!opts || opts->sz < offsetof(struct ringside_session_opts, ctx) + sizeof(void *))
 		return open_fail(-EINVAL, "no session options, or options from another version: "
 				 "set opts.sz = sizeof(struct ringside_session_opts)");

@@ -68,6 +68,14 @@ struct ringside_session {
 /* Record a detailed message for the session and return err (negative). */
 int rs_fail(struct ringside_session *s, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * For calls without a session: keep the reason of a failure for
+ * ringside_last_errmsg() in this thread and return err (negative);
+ * rs_clear_last() at the start of such a call.
+ */
+int rs_fail_last(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rs_clear_last(void);
+
 /* Append an informational line to the session's notes. */
 void rs_note(struct ringside_session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -7,6 +7,7 @@
  * the run's state journal first, so a killed run is repaired by the next.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -20,14 +21,16 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "session_int.h"
 #include "memcg_io.h"
 #include "state_journal.h"
 #include "ringside/reclaim.h"
 
 struct profile {
 	const struct ringside_reclaim_profile_opts *o;
-	char *notes, *errmsg;
-	size_t notes_len, errmsg_len;
+	void (*on_note)(void *ctx, const char *line);	/* opts->on_note, if opts has it */
+	void *ctx;			/* the caller's, for on_note */
+	bool failed;			/* the first failure's reason is kept */
 	bool v2, has_swap_key;
 	char orig_swappiness[32], orig_limit[64];
 	pid_t worker;
@@ -48,26 +51,29 @@ struct profile {
 static void note(struct profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(struct profile *p, const char *fmt, ...)
 {
-	size_t used = strlen(p->notes);
+	char line[512];
 	va_list ap;
 
-	if (!p->notes_len || used + 2 >= p->notes_len)
+	if (!p->on_note)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(p->notes + used, p->notes_len - used - 1, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	strcat(p->notes, "\n");
+	p->on_note(p->ctx, line);
 }
 
 static int fail(struct profile *p, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(struct profile *p, int err, const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
-	if (p->errmsg_len && !p->errmsg[0]) {
+	if (!p->failed) {
+		p->failed = true;
 		va_start(ap, fmt);
-		vsnprintf(p->errmsg, p->errmsg_len, fmt, ap);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
 		va_end(ap);
+		rs_fail_last(err, "%s", msg);
 	}
 	return err < 0 ? err : -err;
 }
@@ -374,11 +380,9 @@ static void journal_note(void *ctx, const char *line)
 }
 
 int ringside_reclaim_profile(const struct ringside_reclaim_profile_opts *o,
-			     ringside_profile_fn fn, void *ctx, char *notes, size_t notes_len,
-			     char *errmsg, size_t errmsg_len)
+			     ringside_profile_fn fn, void *ctx)
 {
-	struct profile p = { .o = o, .notes = notes, .notes_len = notes_len, .errmsg = errmsg,
-			     .errmsg_len = errmsg_len, .zram_id = -1, .journal = { .fd = -1 } };
+	struct profile p = { .o = o, .ctx = ctx, .zram_id = -1, .journal = { .fd = -1 } };
 	struct ringside_session_opts so = { .sz = sizeof(so), .cgroup_path = o->cgroup,
 					    .on_event = on_event, .ctx = &p };
 	struct rs_cgroup_ref ref;
@@ -388,10 +392,9 @@ int ringside_reclaim_profile(const struct ringside_reclaim_profile_opts *o,
 	pid_t holder;
 	int err;
 
-	if (notes_len)
-		notes[0] = '\0';
-	if (errmsg_len)
-		errmsg[0] = '\0';
+	rs_clear_last();
+	if (o->sz >= offsetof(struct ringside_reclaim_profile_opts, on_note) + sizeof(p.on_note))
+		p.on_note = o->on_note;
 	if (!cg || (err = rs_cgroup_resolve(cg, &ref)))
 		return fail(&p, cg ? err : -EINVAL, "%s is not a cgroup directory", cg ? cg : "(none)");
 	p.v2 = ref.v2;

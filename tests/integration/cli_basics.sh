@@ -32,3 +32,30 @@ cmds=$("$RINGSIDE" --help | awk '/^Commands:/{f=1;next} f&&/^  [a-z]/{print $1} 
 missing=""
 for c in $cmds; do grep -q "^\.SS \"*$c" man/ringside.1 || missing="$missing $c"; done
 [ -z "$missing" ] && pass man_page_in_step || fail man_page_in_step "not in man/ringside.1:$missing"
+
+# Every option of every command's getopt table (the source of truth, listed
+# by the hidden --list-options) is in its --help, and in its man page section
+# or the man page's COMMON OPTIONS; and every option --help shows is in the
+# table (a documented option that does not parse fails here).
+for cmd in features maps sym gcm btrfs "btrfs threshold" reclaim "reclaim profile"; do
+	name=${cmd// /_}
+	# shellcheck disable=SC2086
+	table=$("$RINGSIDE" $cmd --list-options | grep -vx -- '--help')
+	# shellcheck disable=SC2086
+	help=$("$RINGSIDE" $cmd --help)
+	section=$(awk -v c="$cmd" '
+		/^\.SS / { s = $0; sub(/^\.SS "?/, "", s); on = (index(s, c " ") == 1 || s == c || s == c "\"") &&
+			   !(c !~ / / && s ~ ("^" c " (threshold|profile)")) }
+		/^\.SH / { on = 0; common = ($0 ~ /COMMON OPTIONS/) }
+		on || common' man/ringside.1 | sed 's/\\-/-/g')
+	missing_help="" missing_man="" undocumented=""
+	for o in $table; do
+		grep -qE -- "(^|[^a-z-])$o([^a-z-]|$)" <<<"$help" || missing_help="$missing_help $o"
+		grep -qE -- "(^|[^a-z-])$o([^a-z-]|$)" <<<"$section" || missing_man="$missing_man $o"
+	done
+	for o in $(grep -oE -- '^ +(-[a-zA-Z], )?--[a-z][a-z-]+' <<<"$help" | sed 's/.*--/--/' | sort -u); do
+		grep -qx -- "$o" <<<"$table"$'\n--help' || undocumented="$undocumented $o"
+	done
+	[ -z "$missing_help$missing_man$undocumented" ] && pass "options_in_step_$name" ||
+		fail "options_in_step_$name" "not in --help:$missing_help; not in man page:$missing_man; in --help but not parsed:$undocumented"
+done

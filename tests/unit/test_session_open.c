@@ -2,6 +2,7 @@
 /* ringside_session_open() failures: a negative errno and one sentence naming the fix. */
 #include <errno.h>
 
+#include "ringside/reclaim.h"
 #include "unit.h"
 #include "ringside/ringside.h"
 
@@ -26,32 +27,46 @@ static void open_reasons(void)
 	struct ringside_session *s;
 
 	CHECK_EQ_INT(ringside_session_open(NULL, &s), -EINVAL);
-	CHECK(strstr(ringside_open_errmsg(), "opts.sz"));
+	CHECK(strstr(ringside_last_errmsg(), "opts.sz"));
 
 	o.ringbuf_bytes = 1000;
 	CHECK_EQ_INT(ringside_session_open(&o, &s), -EINVAL);
-	CHECK(strstr(ringside_open_errmsg(), "1000 bytes") && strstr(ringside_open_errmsg(), "power of two"));
+	CHECK(strstr(ringside_last_errmsg(), "1000 bytes") && strstr(ringside_last_errmsg(), "power of two"));
 
 	o = base_opts();
 	o.cgroup_path = "/no/such/ringside-cgroup";
 	CHECK(ringside_session_open(&o, &s) < 0);
-	CHECK(strstr(ringside_open_errmsg(), "/no/such/ringside-cgroup") &&
-	      strstr(ringside_open_errmsg(), "/proc/PID/cgroup"));
+	CHECK(strstr(ringside_last_errmsg(), "/no/such/ringside-cgroup") &&
+	      strstr(ringside_last_errmsg(), "/proc/PID/cgroup"));
 
 	o = base_opts();
 	o.pid = 0x3ffffff0;
 	CHECK_EQ_INT(ringside_session_open(&o, &s), -ESRCH);
-	CHECK(strstr(ringside_open_errmsg(), "no such process"));
+	CHECK(strstr(ringside_last_errmsg(), "no such process"));
 
 	/* A success clears the last reason. */
 	o = base_opts();
 	CHECK_EQ_INT(ringside_session_open(&o, &s), 0);
-	CHECK_EQ_STR(ringside_open_errmsg(), "");
+	CHECK_EQ_STR(ringside_last_errmsg(), "");
 	ringside_session_close(s);
+}
+
+/* The profile has no session either: its reason is the thread's last one too. */
+static void profile_reason(void)
+{
+	static const int sw[] = { 60 };
+	struct ringside_reclaim_profile_opts po = { .sz = sizeof(po), .cgroup = "/no/such/ringside-cg",
+						    .swappiness = sw, .nr_swappiness = 1,
+						    .amount = 1 << 20 };
+
+	CHECK(ringside_reclaim_profile(&po, NULL, NULL) < 0);
+	CHECK(strstr(ringside_last_errmsg(), "/no/such/ringside-cg is not a cgroup directory"));
+	CHECK(ringside_open_errmsg() == ringside_last_errmsg());
 }
 
 int main(void)
 {
 	RUN(open_reasons);
+	RUN(profile_reason);
 	UNIT_EXIT();
 }

@@ -310,7 +310,7 @@ int cli_session_open(const struct cli_opts *o, ringside_event_fn on_event, void 
 	else if (err == -ESRCH && o->pid)
 		cli_err("no such process: PID %d", (int)o->pid);
 	else
-		cli_err("cannot start: %s", ringside_open_errmsg()[0] ? ringside_open_errmsg() :
+		cli_err("cannot start: %s", ringside_last_errmsg()[0] ? ringside_last_errmsg() :
 					    ringside_strerror(err));
 	return 1;
 }
@@ -358,6 +358,16 @@ void cli_json_hex(struct ringside_json *j, const char *key, uint64_t v)
 
 	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)v);
 	ringside_json_str(j, key, hex);
+}
+
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
+{
+	if (argc > 1 && !strcmp(argv[1], "--list-options")) {
+		for (const struct option *o = longopts; o->name; o++)
+			printf("--%s\n", o->name);
+		exit(0);
+	}
+	return getopt_long(argc, argv, shortopts, longopts, NULL);
 }
 
 /* {"type":TYPE,KEY:N} */

@@ -150,6 +150,13 @@ void cli_json_hex(struct ringside_json *j, const char *key, uint64_t v);
 /* A one-number record, {"type":TYPE,KEY:N}, on stdout. */
 void cli_json_count(const char *type, const char *key, uint64_t n);
 
+/*
+ * getopt_long() for a command's table. Also answers the hidden first
+ * argument --list-options: the table's long options, one per line, then
+ * exit 0; a test checks them against --help and the man page.
+ */
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
+
 /* Subcommands. */
 int cmd_features(int argc, char **argv);
 int cmd_gcm(int argc, char **argv);

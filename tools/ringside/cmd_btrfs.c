@@ -26,6 +26,14 @@ static const char btrfs_usage[] =
 	"system) now, with the computation.\n"
 	"\n" CLI_COMMON_HELP;
 
+static const char threshold_usage[] =
+	"Usage: ringside btrfs threshold MOUNTPOINT [--json]\n"
+	"Print the reclaim threshold of each space_info (data, metadata, system) of\n"
+	"a mounted btrfs now, with the computation (dynamic reclaim where the kernel\n"
+	"has it, else the fixed bg_reclaim_threshold).\n"
+	"\n"
+	"  --json         one JSON object per space_info\n";
+
 #define MAX_FS 16
 
 struct fs_tally {
@@ -341,11 +349,11 @@ static int threshold_cmd(int argc, char **argv)
 	bool json = false;
 	int opt, err;
 
-	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "jh", longopts)) != -1) {
 		if (opt == 'j') {
 			json = true;
 		} else if (opt == 'h') {
-			fputs(btrfs_usage, stdout);
+			fputs(threshold_usage, stdout);
 			return 0;
 		} else {
 			return cli_bad_option("btrfs threshold", argv);
@@ -422,7 +430,7 @@ int cmd_btrfs(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "threshold"))
 		return threshold_cmd(argc - 1, argv + 1);
-	while ((opt = getopt_long(argc, argv, "f:e" CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "f:e" CLI_COMMON_SHORTOPTS, longopts)) != -1) {
 		switch (opt) {
 		case 'f': b.fs_path = optarg; break;
 		case 'e': b.events = true; break;

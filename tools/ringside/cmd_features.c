@@ -22,7 +22,7 @@ int cmd_features(int argc, char **argv)
 	bool json = false;
 	int verbose = 0, opt;
 
-	while ((opt = getopt_long(argc, argv, "jvh", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "jvh", longopts)) != -1) {
 		switch (opt) {
 		case 'j': json = true; break;
 		case 'v': verbose++; break;

@@ -514,7 +514,7 @@ int cmd_gcm(int argc, char **argv)
 	unsigned long long window = 0;
 	int opt, err, ret;
 
-	while ((opt = getopt_long(argc, argv, "l:b:eHs" CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "l:b:eHs" CLI_COMMON_SHORTOPTS, longopts)) != -1) {
 		switch (opt) {
 		case 'l':
 		case 'b':

@@ -90,7 +90,7 @@ int cmd_maps(int argc, char **argv)
 	pid_t pid;
 	int opt, err;
 
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "h", longopts)) != -1) {
 		switch (opt) {
 		case 'x': flags |= RINGSIDE_VMA_EXEC; break;
 		case 'f': flags |= RINGSIDE_QUERY_FILE_BACKED; break;

@@ -244,7 +244,7 @@ int cmd_reclaim(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "profile"))
 		return cmd_reclaim_profile(argc - 1, argv + 1);
-	while ((opt = getopt_long(argc, argv, "e" CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "e" CLI_COMMON_SHORTOPTS, longopts)) != -1) {
 		switch (opt) {
 		case 'e': r.events = true; break;
 		case 'h': fputs(reclaim_usage, stdout); return 0;

@@ -47,6 +47,12 @@ static void on_sigint(int sig)
 	profile_stop = 1;
 }
 
+static void print_note(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "ringside: %s\n", line);
+}
+
 static int on_row(void *ctx, const struct ringside_reclaim_profile_row *r)
 {
 	struct profile_cli *pc = ctx;
@@ -168,17 +174,17 @@ int cmd_reclaim_profile(int argc, char **argv)
 	static int settings[MAX_SETTINGS] = { 0, 30, 60, 100, 200 };
 	struct ringside_reclaim_profile_opts po = { .sz = sizeof(po), .swappiness = settings,
 						    .nr_swappiness = 5, .amount = 32 << 20,
-						    .rounds = 1, .stop = &profile_stop };
+						    .rounds = 1, .stop = &profile_stop,
+						    .on_note = print_note };
 	struct profile_cli *pc = calloc(1, sizeof(*pc));
 	const char *svg = NULL;
-	char notes[2048], errmsg[512];
 	unsigned long long v;
 	struct sigaction sa = { .sa_handler = on_sigint };
 	int opt, err, ret = 2, verbose = 0;
 
 	if (!pc)
 		return 1;
-	while ((opt = getopt_long(argc, argv, "hv", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "hv", longopts)) != -1) {
 		switch (opt) {
 		case 'c': po.cgroup = optarg; break;
 		case 's':
@@ -238,16 +244,14 @@ int cmd_reclaim_profile(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	ringside_state_repair(cli_print_repair, NULL);
-	err = ringside_reclaim_profile(&po, on_row, pc, notes, sizeof(notes), errmsg, sizeof(errmsg));
-	if (notes[0])
-		for (char *line = strtok(notes, "\n"); line; line = strtok(NULL, "\n"))
-			fprintf(stderr, "ringside: %s\n", line);
+	err = ringside_reclaim_profile(&po, on_row, pc);
 	if (err == -EINTR) {
 		cli_err("interrupted: the workload, zram device and settings were cleaned up");
 		goto out;
 	}
 	if (err) {
-		cli_err("reclaim profile: %s", errmsg[0] ? errmsg : ringside_strerror(err));
+		cli_err("reclaim profile: %s", ringside_last_errmsg()[0] ? ringside_last_errmsg() :
+							       ringside_strerror(err));
 		goto out;
 	}
 	if (svg) {

@@ -92,7 +92,7 @@ int cmd_sym(int argc, char **argv)
 	uint64_t addr;
 	int opt, err;
 
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "h", longopts)) != -1) {
 		switch (opt) {
 		case 'j': c.json = true; break;
 		case 't': ro.mode = RINGSIDE_PROCMAPS_TEXT; break;
