@@ -153,33 +153,19 @@ BG_RAW_TP(btrfs_add_unused_block_group, RS_BTRFS_ADD_UNUSED)
 BG_RAW_TP(btrfs_skip_unused_block_group, RS_BTRFS_SKIP_UNUSED)
 BG_RAW_TP(btrfs_remove_block_group, RS_BTRFS_REMOVE)
 
-SEC("tp_btf/btrfs_chunk_alloc")
-int BPF_PROG(btrfs_btf_btrfs_chunk_alloc, const struct btrfs_fs_info *fs, const void *map,
-	     __u64 offset, __u64 size)
-{
-	return on_chunk(ctx, fs, map, offset, size, RS_BTRFS_CHUNK_ALLOC);
-}
+/* A chunk allocated or freed, through either kind of tracepoint. */
+#define CHUNK_PROG(sec, prog, kind)                                                   \
+	SEC(sec)                                                                      \
+	int BPF_PROG(prog, const struct btrfs_fs_info *fs, const void *map, __u64 offset, \
+		     __u64 size)                                                      \
+	{                                                                             \
+		return on_chunk(ctx, fs, map, offset, size, kind);                    \
+	}
 
-SEC("tp_btf/btrfs_chunk_free")
-int BPF_PROG(btrfs_btf_btrfs_chunk_free, const struct btrfs_fs_info *fs, const void *map,
-	     __u64 offset, __u64 size)
-{
-	return on_chunk(ctx, fs, map, offset, size, RS_BTRFS_CHUNK_FREE);
-}
-
-SEC("raw_tp/btrfs_chunk_alloc")
-int BPF_PROG(btrfs_raw_btrfs_chunk_alloc, const struct btrfs_fs_info *fs, const void *map,
-	     __u64 offset, __u64 size)
-{
-	return on_chunk(ctx, fs, map, offset, size, RS_BTRFS_CHUNK_ALLOC);
-}
-
-SEC("raw_tp/btrfs_chunk_free")
-int BPF_PROG(btrfs_raw_btrfs_chunk_free, const struct btrfs_fs_info *fs, const void *map,
-	     __u64 offset, __u64 size)
-{
-	return on_chunk(ctx, fs, map, offset, size, RS_BTRFS_CHUNK_FREE);
-}
+CHUNK_PROG("tp_btf/btrfs_chunk_alloc", btrfs_btf_btrfs_chunk_alloc, RS_BTRFS_CHUNK_ALLOC)
+CHUNK_PROG("tp_btf/btrfs_chunk_free", btrfs_btf_btrfs_chunk_free, RS_BTRFS_CHUNK_FREE)
+CHUNK_PROG("raw_tp/btrfs_chunk_alloc", btrfs_raw_btrfs_chunk_alloc, RS_BTRFS_CHUNK_ALLOC)
+CHUNK_PROG("raw_tp/btrfs_chunk_free", btrfs_raw_btrfs_chunk_free, RS_BTRFS_CHUNK_FREE)
 
 /* ---- relocation timing, where fentry/fexit are allowed ----------------- */
 

@@ -62,8 +62,8 @@ static const struct rs_variant timing_variants[] = {
 enum { PART_EVENTS, PART_TIMING };
 
 static const struct rs_part btrfs_parts[] = {
-	[PART_EVENTS] = { "block-group events", event_variants, 2 },
-	[PART_TIMING] = { "relocation timing", timing_variants, 2 },
+	[PART_EVENTS] = { "block-group events", event_variants, RS_NR(event_variants) },
+	[PART_TIMING] = { "relocation timing", timing_variants, RS_NR(timing_variants) },
 };
 
 static int btrfs_load(struct rs_collector *c)
@@ -113,7 +113,7 @@ static void btrfs_release(struct rs_collector *c)
 const struct rs_collector_ops rs_btrfs_ops = {
 	.name = "btrfs",
 	.parts = btrfs_parts,
-	.nr_parts = 2,
+	.nr_parts = RS_NR(btrfs_parts),
 	.load = btrfs_load,
 	.attach = btrfs_attach,
 	.destroy = btrfs_destroy,

@@ -1,431 +1,18 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* ringside_features_probe(): what the running kernel lets ringside do. */
+/*
+ * What the running kernel lets ringside do: each feature probed once per
+ * process (feature_probes.c) and kept, for ringside_features_probe(),
+ * ringside_feature() and the collectors' choice of program variants.
+ */
 #include <errno.h>
 #include <pthread.h>
-#include <fcntl.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/vfs.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "ringside/ringside.h"
-#include "ringside/gcm.h"
-#include "ringside/procmaps.h"
-#include "procmap_uapi.h"
-#include "cgroup.h"
-#include "memcg_io.h"
-#include "probe.skel.h"
-#include "uprobe_multi.h"
-
-#define RS_NR_URETPROBE 335	/* x86-64; the same number upstream and in the 6.1 backport */
-#define TRACEFS_MAGIC_NR 0x74726163
-
-static void set(struct ringside_feature_result *r, bool present, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set(struct ringside_feature_result *r, bool present, const char *fmt, ...)
-{
-	va_list ap;
-
-	r->present = present;
-	va_start(ap, fmt);
-	vsnprintf(r->why, sizeof(r->why), fmt, ap);
-	va_end(ap);
-}
-
-static const char *eperm_hint(int err)
-{
-	if (err != -EPERM && err != -EACCES)
-		return "";
-	return geteuid() ? " (not root: needs CAP_BPF+CAP_PERFMON)" :
-			   " although root: the kernel refuses it (lockdown, or ftrace disabled)";
-}
-
-/* Load only the named program of the probe object. */
-static struct probe_bpf *load_only(const char *prog_name, int *err)
-{
-	struct probe_bpf *skel = probe_bpf__open();
-	struct bpf_program *p;
-
-	if (!skel) {
-		*err = -errno;
-		return NULL;
-	}
-	bpf_object__for_each_program(p, skel->obj)
-		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), prog_name));
-	*err = probe_bpf__load(skel);
-	if (*err) {
-		probe_bpf__destroy(skel);
-		return NULL;
-	}
-	return skel;
-}
-
-/* Attach test: load one program, attach it by its SEC() definition, detach. */
-static void probe_attach(struct ringside_feature_result *r, const char *prog_name,
-			 const char *what)
-{
-	struct bpf_link *link;
-	struct bpf_program *prog;
-	int err;
-	struct probe_bpf *skel = load_only(prog_name, &err);
-
-	if (!skel) {
-		set(r, false, "%s: program load failed: %s%s", what, strerror(-err), eperm_hint(err));
-		return;
-	}
-	prog = bpf_object__find_program_by_name(skel->obj, prog_name);
-	link = bpf_program__attach(prog);
-	err = link ? 0 : -errno;
-	if (link) {
-		set(r, true, "%s: loaded and attached", what);
-		bpf_link__destroy(link);
-	} else if (err == -ENOENT && !strcmp(prog_name, "probe_kprobe") &&
-		   access("/sys/bus/event_source/devices/kprobe", F_OK)) {
-		set(r, false, "%s: no kprobe PMU and no kprobe_events: kernel built without CONFIG_KPROBES", what);
-	} else {
-		set(r, false, "%s: attach failed: %s%s", what, strerror(-err), eperm_hint(err));
-	}
-	probe_bpf__destroy(skel);
-}
-
-/* A function of our own for the uprobe test; noinline and visible in the text. */
-__attribute__((noinline)) static int rs_probe_target(int x)
-{
-	asm volatile("" : "+r"(x));
-	return x + 1;
-}
-
-static int rb_count(void *ctx, void *data, size_t size)
-{
-	(void)data;
-	(void)size;
-	++*(int *)ctx;
-	return 0;
-}
-
-/* A uprobe_multi link on our own function at file offset off: one hit when it is called. */
-static void probe_uprobe_multi(struct ringside_feature_result *r, const char *path, size_t off)
-{
-	struct probe_bpf *skel = probe_bpf__open();
-	struct bpf_program *p;
-	uint64_t offset = off;
-	int err, fd;
-
-	if (!skel) {
-		set(r, false, "cannot open probe object: %s", strerror(errno));
-		return;
-	}
-	bpf_object__for_each_program(p, skel->obj)
-		bpf_program__set_autoload(p, p == skel->progs.probe_uprobe_multi);
-	bpf_program__set_expected_attach_type(skel->progs.probe_uprobe_multi, RS_BPF_TRACE_UPROBE_MULTI);
-	skel->rodata->rs_filter.tgid = getpid();
-	err = probe_bpf__load(skel);
-	if (err) {
-		set(r, false, "uprobe_multi program load failed: %s%s", strerror(-err),
-		    err == -EINVAL ? " (Linux < 6.6)" : eperm_hint(err));
-		probe_bpf__destroy(skel);
-		return;
-	}
-	fd = rs_uprobe_multi_link(bpf_program__fd(skel->progs.probe_uprobe_multi), path, &offset, NULL,
-				  1, getpid(), false);
-	if (fd < 0) {
-		set(r, false, "uprobe_multi link on %s+0x%zx failed: %s%s", path, off, strerror(-fd),
-		    fd == -EINVAL ? " (Linux < 6.6)" : eperm_hint(fd));
-	} else if (rs_probe_target(1) == 2 && skel->bss->uprobe_multi_hits == 1) {
-		set(r, true, "one link on our own function fired once");
-	} else {
-		set(r, false, "uprobe_multi link fired %llu times (expected 1)",
-		    (unsigned long long)skel->bss->uprobe_multi_hits);
-	}
-	if (fd >= 0)
-		close(fd);
-	probe_bpf__destroy(skel);
-}
-
-static void probe_uprobes(struct ringside_feature_result *r, struct ringside_feature_result *multi)
-{
-	struct ringside_procmaps *pm = NULL;
-	struct ringside_vma *vma = malloc(sizeof(*vma));
-	struct bpf_link *entry = NULL, *ret = NULL;
-	struct ring_buffer *rb = NULL;
-	struct probe_bpf *skel;
-	uintptr_t addr = (uintptr_t)rs_probe_target;
-	size_t off;
-	int err, records = 0;
-
-	if (!vma) {
-		set(r, false, "out of memory");
-		return;
-	}
-	err = ringside_procmaps_open(getpid(), RINGSIDE_PROCMAPS_AUTO, &pm);
-	if (!err)
-		err = ringside_procmaps_query(pm, addr, RINGSIDE_QUERY_FILE_BACKED, vma);
-	ringside_procmaps_close(pm);
-	if (err) {
-		set(r, false, "cannot find own text mapping: %s", strerror(-err));
-		set(multi, false, "cannot find own text mapping: %s", strerror(-err));
-		free(vma);
-		return;
-	}
-	off = addr - vma->start + vma->offset;
-	skel = probe_bpf__open();
-	if (!skel) {
-		set(r, false, "cannot open probe object: %s", strerror(errno));
-		goto out;
-	}
-	{
-		struct bpf_program *p;
-
-		bpf_object__for_each_program(p, skel->obj)
-			bpf_program__set_autoload(p, p == skel->progs.probe_uprobe ||
-						      p == skel->progs.probe_uretprobe);
-	}
-	skel->rodata->rs_filter.tgid = getpid();
-	err = probe_bpf__load(skel);
-	if (err) {
-		set(r, false, "uprobe program load failed: %s%s", strerror(-err), eperm_hint(err));
-		goto out;
-	}
-	entry = bpf_program__attach_uprobe(skel->progs.probe_uprobe, false, getpid(), vma->name, off);
-	ret = entry ? bpf_program__attach_uprobe(skel->progs.probe_uretprobe, true, getpid(),
-						 vma->name, off) : NULL;
-	if (!entry || !ret) {
-		err = -errno;
-		set(r, false, "uprobe attach on %s+0x%zx failed: %s%s", vma->name, off,
-		    strerror(-err), eperm_hint(err));
-		goto out;
-	}
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), rb_count, &records, NULL);
-	if (rs_probe_target(41) != 42 || !rb || ring_buffer__consume(rb) < 0) {
-		set(r, false, "probed function misbehaved or ring buffer unusable");
-		goto out;
-	}
-	if (skel->bss->uprobe_hits == 1 && skel->bss->uretprobe_hits == 1 &&
-	    skel->bss->uretprobe_rc == 42 && records == 1)
-		set(r, true, "entry+return probe fired once each, return value and ring buffer record seen");
-	else
-		set(r, false, "probes fired %llu/%llu times, %d records (expected 1/1/1)",
-		    (unsigned long long)skel->bss->uprobe_hits,
-		    (unsigned long long)skel->bss->uretprobe_hits, records);
-out:
-	ring_buffer__free(rb);
-	bpf_link__destroy(ret);
-	bpf_link__destroy(entry);
-	probe_bpf__destroy(skel);
-	probe_uprobe_multi(multi, vma->name, off);
-	free(vma);
-}
-
-/*
- * Fork a child that calls uretprobe() directly, optionally under a seccomp
- * filter that kills on it. A kernel with the syscall answers a call from
- * outside the trampoline with SIGILL; one without returns ENOSYS; one whose
- * seccomp does not pass the syscall through kills the child with SIGSYS.
- */
-static int uretprobe_child_signal(bool with_seccomp)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		if (with_seccomp) {
-			struct sock_filter insns[] = {
-				BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-				BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, RS_NR_URETPROBE, 0, 1),
-				BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-				BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-			};
-			struct sock_fprog prog = { .len = 4, .filter = insns };
-
-			if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-			    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
-				_exit(3);
-		}
-		/* Quiet the core dump a SIGILL/SIGSYS would otherwise leave. */
-		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-		syscall(RS_NR_URETPROBE);
-		_exit(errno == ENOSYS ? 2 : 4);
-	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -errno;
-	if (WIFSIGNALED(status))
-		return WTERMSIG(status);
-	return -WEXITSTATUS(status) - 100;
-}
-
-static void probe_uretprobe_syscall(struct ringside_feature_result *sys,
-				    struct ringside_feature_result *sec)
-{
-#if defined(__x86_64__)
-	int sig = uretprobe_child_signal(false);
-
-	if (sig == SIGILL) {
-		set(sys, true, "syscall %d present: return probes use the syscall trampoline, not int3",
-		    RS_NR_URETPROBE);
-	} else {
-		set(sys, false, "syscall %d returned ENOSYS: return probes trap with int3 (Linux < 6.11)",
-		    RS_NR_URETPROBE);
-		set(sec, false, "no uretprobe syscall, nothing for seccomp to pass through");
-		return;
-	}
-	sig = uretprobe_child_signal(true);
-	if (sig == SIGILL)
-		set(sec, true, "seccomp passes the uretprobe syscall through (filtered processes survive)");
-	else if (sig == SIGSYS)
-		set(sec, false, "seccomp filters see the uretprobe syscall: traced processes "
-				"with seccomp filters get killed on return probes");
-	else
-		set(sec, false, "could not install a seccomp filter in the probe child");
-#else
-	set(sys, false, "the uretprobe syscall exists only on x86-64");
-	set(sec, false, "no uretprobe syscall on this architecture");
-#endif
-}
-
-static void probe_procmap(struct ringside_feature_result *q, struct ringside_feature_result *bid)
-{
-	struct rs_procmap_query pq = { .size = sizeof(pq) };
-	unsigned char build_id[RINGSIDE_BUILD_ID_MAX];
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		set(q, false, "cannot open /proc/self/maps: %s", strerror(errno));
-		set(bid, false, "no PROCMAP_QUERY");
-		return;
-	}
-	pq.query_addr = (uintptr_t)rs_probe_target;
-	pq.build_id_addr = (uintptr_t)build_id;
-	pq.build_id_size = sizeof(build_id);
-	if (ioctl(fd, RS_PROCMAP_QUERY, &pq)) {
-		int err = errno;
-
-		if (err == ENOTTY)
-			set(q, false, "ioctl answered ENOTTY: kernel predates PROCMAP_QUERY (6.11); "
-				      "maps are parsed as text");
-		else
-			set(q, false, "ioctl failed: %s", strerror(err));
-		set(bid, false, "no PROCMAP_QUERY");
-	} else {
-		set(q, true, "ioctl on /proc/self/maps found our own text VMA");
-		if (pq.build_id_size)
-			set(bid, true, "returned a %u-byte build ID for our own binary", pq.build_id_size);
-		else
-			set(bid, false, "ioctl returned no build ID for our own binary");
-	}
-	close(fd);
-}
-
-static void probe_memcg(struct ringside_features *out)
-{
-	struct ringside_feature_result *v1 = &out->f[RINGSIDE_FEAT_MEMCG_V1];
-	struct ringside_feature_result *v2 = &out->f[RINGSIDE_FEAT_MEMCG_V2];
-	struct ringside_feature_result *sw = &out->f[RINGSIDE_FEAT_MEMCG_RECLAIM_SWAPPINESS];
-	char path[4096];
-	int err;
-
-	if (!rs_cgroup_self_path("memory", path, sizeof(path)))
-		set(v1, true, "memory controller on a v1 hierarchy (%s)", path);
-	else
-		set(v1, false, "no v1 hierarchy with the memory controller is mounted");
-
-	err = rs_memcg_v2_self(path, sizeof(path));
-	if (err) {
-		set(v2, false, "%s", err == -ENOENT ? "no cgroup2 mount" :
-			      "cgroup2 is mounted but the memory controller is not enabled on it");
-		set(sw, false, "needs the cgroup v2 memory controller (memory.reclaim)");
-		return;
-	}
-	set(v2, true, "memory controller enabled on cgroup2 (%s)", path);
-	err = rs_memcg_probe_swappiness_key(path);
-	if (!err)
-		set(sw, true, "a scratch cgroup's memory.reclaim accepted \"0 swappiness=60\"");
-	else if (err == -EINVAL)
-		set(sw, false, "memory.reclaim rejected the swappiness= key (Linux < 6.11)");
-	else
-		set(sw, false, "could not probe memory.reclaim in a scratch cgroup: %s", strerror(-err));
-}
-
-static bool btf_struct_has(const struct btf *btf, const char *type, const char *member)
-{
-	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
-	const struct btf_type *t;
-	const struct btf_member *m;
-
-	if (id <= 0)
-		return false;
-	t = btf__type_by_id(btf, id);
-	m = btf_members(t);
-	for (int i = 0; i < btf_vlen(t); i++, m++)
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
-			return true;
-	return false;
-}
-
-static void probe_btrfs(struct ringside_features *out, const struct btf *vmlinux)
-{
-	struct ringside_feature_result *dyn = &out->f[RINGSIDE_FEAT_BTRFS_DYNAMIC_RECLAIM];
-	struct ringside_feature_result *per = &out->f[RINGSIDE_FEAT_BTRFS_PERIODIC_RECLAIM];
-	struct btf *mod = NULL;
-	const struct btf *btf = vmlinux;
-
-	/* btrfs is either built in (vmlinux BTF) or a module with its own BTF. */
-	if (btf && btf__find_by_name_kind(btf, "btrfs_space_info", BTF_KIND_STRUCT) <= 0) {
-		mod = btf__load_module_btf("btrfs", (struct btf *)vmlinux);
-		btf = mod;
-	}
-	if (!btf || btf__find_by_name_kind(btf, "btrfs_space_info", BTF_KIND_STRUCT) <= 0) {
-		set(dyn, false, "btrfs not in the kernel's BTF (not built, or module not loaded)");
-		set(per, false, "btrfs not in the kernel's BTF (not built, or module not loaded)");
-		btf__free(mod);
-		return;
-	}
-	if (btf_struct_has(btf, "btrfs_space_info", "dynamic_reclaim"))
-		set(dyn, true, "btrfs_space_info has dynamic_reclaim (sysfs allocation/*/dynamic_reclaim)");
-	else
-		set(dyn, false, "btrfs_space_info lacks dynamic_reclaim: fixed bg_reclaim_threshold only");
-	if (btf_struct_has(btf, "btrfs_space_info", "periodic_reclaim"))
-		set(per, true, "btrfs_space_info has periodic_reclaim (sweeps, urgent mode)");
-	else
-		set(per, false, "btrfs_space_info lacks periodic_reclaim");
-	btf__free(mod);
-}
-
-static void probe_tracefs(struct ringside_feature_result *r, struct ringside_feature_result *sys_exit)
-{
-	static const char *const paths[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	struct statfs sfs;
-	char event[96];
-
-	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		if (!statfs(paths[i], &sfs) && sfs.f_type == TRACEFS_MAGIC_NR) {
-			set(r, true, "mounted at %s", paths[i]);
-			snprintf(event, sizeof(event), "%s/events/syscalls/sys_exit_write", paths[i]);
-			if (!access(event, F_OK))
-				set(sys_exit, true, "%s exists", event);
-			else
-				set(sys_exit, false, "tracefs has no syscalls/sys_exit_write: kernel built "
-					"without CONFIG_FTRACE_SYSCALLS");
-			return;
-		}
-	}
-	set(r, false, "not mounted: mount -t tracefs nodev /sys/kernel/tracing");
-	set(sys_exit, false, "tracefs not mounted, so syscalls/sys_exit_write cannot be attached");
-}
+#include "feature_probes.h"
 
 static const char *const feature_names[RINGSIDE_FEAT_COUNT] = {
 	[RINGSIDE_FEAT_BTF] = "btf",
@@ -474,10 +61,10 @@ static void group_btf(struct ringside_features *out)
 	struct btf *btf = btf__load_vmlinux_btf();
 
 	if (btf)
-		set(&out->f[RINGSIDE_FEAT_BTF], true, "/sys/kernel/btf/vmlinux loaded (%u types)",
+		rs_feature_set(&out->f[RINGSIDE_FEAT_BTF], true, "/sys/kernel/btf/vmlinux loaded (%u types)",
 		    btf__type_cnt(btf));
 	else
-		set(&out->f[RINGSIDE_FEAT_BTF], false,
+		rs_feature_set(&out->f[RINGSIDE_FEAT_BTF], false,
 		    "no /sys/kernel/btf/vmlinux: kernel built without CONFIG_DEBUG_INFO_BTF");
 	btf__free(btf);
 }
@@ -487,10 +74,10 @@ static void group_ringbuf(struct ringside_features *out)
 	int ret = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL);
 
 	if (ret == 1)
-		set(&out->f[RINGSIDE_FEAT_RINGBUF], true, "BPF_MAP_TYPE_RINGBUF map created");
+		rs_feature_set(&out->f[RINGSIDE_FEAT_RINGBUF], true, "BPF_MAP_TYPE_RINGBUF map created");
 	else
-		set(&out->f[RINGSIDE_FEAT_RINGBUF], false, "ring buffer map not creatable: %s%s",
-		    ret ? strerror(-ret) : "unsupported (Linux < 5.8)", eperm_hint(ret));
+		rs_feature_set(&out->f[RINGSIDE_FEAT_RINGBUF], false, "ring buffer map not creatable: %s%s",
+		    ret ? strerror(-ret) : "unsupported (Linux < 5.8)", rs_eperm_hint(ret));
 }
 
 /* One attach test, for a kernel with BTF: ringside's objects are CO-RE. */
@@ -498,9 +85,9 @@ static void attach_test(struct ringside_features *out, enum ringside_feature f, 
 			const char *what)
 {
 	if (have_btf())
-		probe_attach(&out->f[f], prog, what);
+		rs_probe_attach(&out->f[f], prog, what);
 	else
-		set(&out->f[f], false, "not tested: ringside's BPF needs kernel BTF");
+		rs_feature_set(&out->f[f], false, "not tested: ringside's BPF needs kernel BTF");
 }
 
 static void group_tp_btf(struct ringside_features *out)
@@ -526,35 +113,35 @@ static void group_kprobe(struct ringside_features *out)
 static void group_uprobes(struct ringside_features *out)
 {
 	if (have_btf()) {
-		probe_uprobes(&out->f[RINGSIDE_FEAT_UPROBE], &out->f[RINGSIDE_FEAT_UPROBE_MULTI]);
+		rs_probe_uprobes(&out->f[RINGSIDE_FEAT_UPROBE], &out->f[RINGSIDE_FEAT_UPROBE_MULTI]);
 		return;
 	}
-	set(&out->f[RINGSIDE_FEAT_UPROBE], false, "not tested: ringside's BPF needs kernel BTF");
-	set(&out->f[RINGSIDE_FEAT_UPROBE_MULTI], false, "not tested: ringside's BPF needs kernel BTF");
+	rs_feature_set(&out->f[RINGSIDE_FEAT_UPROBE], false, "not tested: ringside's BPF needs kernel BTF");
+	rs_feature_set(&out->f[RINGSIDE_FEAT_UPROBE_MULTI], false, "not tested: ringside's BPF needs kernel BTF");
 }
 
 static void group_uretprobe(struct ringside_features *out)
 {
-	probe_uretprobe_syscall(&out->f[RINGSIDE_FEAT_URETPROBE_SYSCALL],
+	rs_probe_uretprobe_syscall(&out->f[RINGSIDE_FEAT_URETPROBE_SYSCALL],
 				&out->f[RINGSIDE_FEAT_URETPROBE_SECCOMP]);
 }
 
 static void group_procmap(struct ringside_features *out)
 {
-	probe_procmap(&out->f[RINGSIDE_FEAT_PROCMAP_QUERY], &out->f[RINGSIDE_FEAT_PROCMAP_BUILD_ID]);
+	rs_probe_procmap(&out->f[RINGSIDE_FEAT_PROCMAP_QUERY], &out->f[RINGSIDE_FEAT_PROCMAP_BUILD_ID]);
 }
 
 static void group_btrfs(struct ringside_features *out)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 
-	probe_btrfs(out, btf);
+	rs_probe_btrfs(out, btf);
 	btf__free(btf);
 }
 
 static void group_tracefs(struct ringside_features *out)
 {
-	probe_tracefs(&out->f[RINGSIDE_FEAT_TRACEFS], &out->f[RINGSIDE_FEAT_SYSCALL_EXIT_TP]);
+	rs_probe_tracefs(&out->f[RINGSIDE_FEAT_TRACEFS], &out->f[RINGSIDE_FEAT_SYSCALL_EXIT_TP]);
 }
 
 static void (*const group_of[RINGSIDE_FEAT_COUNT])(struct ringside_features *) = {
@@ -570,9 +157,9 @@ static void (*const group_of[RINGSIDE_FEAT_COUNT])(struct ringside_features *) =
 	[RINGSIDE_FEAT_URETPROBE_SECCOMP] = group_uretprobe,
 	[RINGSIDE_FEAT_PROCMAP_QUERY] = group_procmap,
 	[RINGSIDE_FEAT_PROCMAP_BUILD_ID] = group_procmap,
-	[RINGSIDE_FEAT_MEMCG_V1] = probe_memcg,
-	[RINGSIDE_FEAT_MEMCG_V2] = probe_memcg,
-	[RINGSIDE_FEAT_MEMCG_RECLAIM_SWAPPINESS] = probe_memcg,
+	[RINGSIDE_FEAT_MEMCG_V1] = rs_probe_memcg,
+	[RINGSIDE_FEAT_MEMCG_V2] = rs_probe_memcg,
+	[RINGSIDE_FEAT_MEMCG_RECLAIM_SWAPPINESS] = rs_probe_memcg,
 	[RINGSIDE_FEAT_BTRFS_DYNAMIC_RECLAIM] = group_btrfs,
 	[RINGSIDE_FEAT_BTRFS_PERIODIC_RECLAIM] = group_btrfs,
 	[RINGSIDE_FEAT_TRACEFS] = group_tracefs,

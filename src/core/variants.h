@@ -15,6 +15,7 @@
 #include "ringside/ringside.h"
 
 #define RS_MAX_PARTS 4
+#define RS_NR(a) (sizeof(a) / sizeof((a)[0]))
 
 struct rs_variant {
 	const char *name;		/* short key, shown by ringside features */

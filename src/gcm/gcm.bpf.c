@@ -2,6 +2,10 @@
 /*
  * AES-GCM messages in user-space crypto libraries, one record per message.
  *
+ * Long on purpose: one skeleton per collector, so every library's programs
+ * live in this one object, loaded once and sharing its maps (handles, calls,
+ * totals); what the libraries share is in helpers here and in gcm_seq.h.
+ *
  * A message begins when its IV is set (or at the one-shot call) and ends
  * when its tag is produced or checked. Per-context state lives in
  * gcm_handles keyed by (process, library, context pointer); a call whose
@@ -115,6 +119,11 @@ static __always_inline struct gcm_msg *msg_of(void *ctx, __u64 handle)
 
 /* Internal handle flag: another cipher or mode, registered so that its calls are known and ignored. */
 #define GCM_H_NOT_GCM 0x80
+
+/* Two entry programs that differ only in direction: each calls fn(ctx, its direction). */
+#define ENTRY_BY_DIR(seal_prog, open_prog, fn)                                   \
+	SEC("uprobe") int BPF_KPROBE(seal_prog) { return fn(ctx, RS_GCM_SEAL); } \
+	SEC("uprobe") int BPF_KPROBE(open_prog) { return fn(ctx, RS_GCM_OPEN); }
 
 /*
  * A probe hit that cannot be tied to a message: counted per process,
@@ -673,17 +682,7 @@ static __always_inline int gnutls_v2(struct pt_regs *ctx, __u8 dir)
 			     false);
 }
 
-SEC("uprobe")
-int BPF_KPROBE(gcm_gnutls_aead_encryptv2)
-{
-	return gnutls_v2(ctx, RS_GCM_SEAL);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(gcm_gnutls_aead_decryptv2)
-{
-	return gnutls_v2(ctx, RS_GCM_OPEN);
-}
+ENTRY_BY_DIR(gcm_gnutls_aead_encryptv2, gcm_gnutls_aead_decryptv2, gnutls_v2)
 
 /*
  * The AES-GCM backend's aead_encrypt/aead_decrypt(ctx, nonce, nonce_len,
@@ -737,17 +736,7 @@ static __always_inline int gnutls_backend_enter(struct pt_regs *ctx, __u8 dir)
 	return 0;
 }
 
-SEC("uprobe")
-int BPF_KPROBE(gcm_gnutls_backend_seal)
-{
-	return gnutls_backend_enter(ctx, RS_GCM_SEAL);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(gcm_gnutls_backend_open)
-{
-	return gnutls_backend_enter(ctx, RS_GCM_OPEN);
-}
+ENTRY_BY_DIR(gcm_gnutls_backend_seal, gcm_gnutls_backend_open, gnutls_backend_enter)
 
 SEC("uretprobe")
 int BPF_KRETPROBE(gcm_gnutls_oneshot_ret, long rc)
@@ -1153,17 +1142,7 @@ static __always_inline int go_enter(struct pt_regs *ctx, __u8 dir)
 	return 0;
 }
 
-SEC("uprobe")
-int BPF_KPROBE(gcm_go_seal)
-{
-	return go_enter(ctx, RS_GCM_SEAL);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(gcm_go_open)
-{
-	return go_enter(ctx, RS_GCM_OPEN);
-}
+ENTRY_BY_DIR(gcm_go_seal, gcm_go_open, go_enter)
 
 /* On a RET of a probed function. Open's error result: its type word in RDI. */
 SEC("uprobe")

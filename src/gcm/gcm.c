@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The AES-GCM collector: library discovery at enable, uprobes at attach. */
+/*
+ * The AES-GCM collector: library discovery at enable, uprobes at attach,
+ * probes for Go programs that start later, and the public summaries read
+ * from the kernel's totals. (Over 500 lines: its attach has two mechanisms,
+ * uprobe_multi links and perf-event uprobes, chosen as variants.)
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,9 +58,9 @@ static const struct rs_variant return_variants[] = {
 enum { PART_PROBES, PART_STARTS, PART_RETURNS };
 
 static const struct rs_part gcm_parts[] = {
-	[PART_PROBES] = { "uprobes", probe_variants, 2 },
-	[PART_STARTS] = { "program starts", start_variants, 2 },
-	[PART_RETURNS] = { "return probes", return_variants, 2 },
+	[PART_PROBES] = { "uprobes", probe_variants, RS_NR(probe_variants) },
+	[PART_STARTS] = { "program starts", start_variants, RS_NR(start_variants) },
+	[PART_RETURNS] = { "return probes", return_variants, RS_NR(return_variants) },
 };
 
 static int gcm_load(struct rs_collector *c)
@@ -360,7 +365,7 @@ static int gcm_inspect(struct rs_collector *c, const struct rs_event_hdr *ev, si
 const struct rs_collector_ops rs_gcm_ops = {
 	.name = "gcm",
 	.parts = gcm_parts,
-	.nr_parts = 3,
+	.nr_parts = RS_NR(gcm_parts),
 	.load = gcm_load,
 	.attach = gcm_attach,
 	.inspect = gcm_inspect,

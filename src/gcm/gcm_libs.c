@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The set of probed files: what each library family's entry points are,
+ * checking a file (ELF kind, Go program or library), placing its probes,
+ * and the libraries' versions. gcm_discover.c finds the files.
+ */
 #include <elf.h>
 #include <dirent.h>
 #include <errno.h>
@@ -94,14 +99,6 @@ static const struct gcm_probe_spec nettle_specs[] = {
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-/* Resize array arr to n elements in place; false (arr untouched) without memory. */
-#define GROW(arr, n)                                                         \
-	({                                                                   \
-		__typeof__(arr) grown_ = reallocarray((arr), (n), sizeof(*(arr))); \
-		if (grown_)                                                  \
-			(arr) = grown_;                                      \
-		grown_ != NULL;                                              \
-	})
 
 static const struct gcm_family families[] = {
 	{ RS_GCM_LIB_OPENSSL, "libcrypto.so", "OpenSSL ", openssl_specs, N(openssl_specs) },
@@ -119,9 +116,7 @@ const struct gcm_family *gcm_family_of(enum rs_gcm_lib lib)
 	return NULL;
 }
 
-static int set_err(struct gcm_libset *set, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int set_err(struct gcm_libset *set, int err, const char *fmt, ...)
+int gcm_libset_fail(struct gcm_libset *set, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -230,7 +225,7 @@ static int resolve_family(struct gcm_libset *set, const char *path, int fd,
 	}
 	if (missing[0]) {
 		set->nr_probes = first;
-		return set_err(set, -RINGSIDE_ERR_NOSYM, "%s: %s library without the needed symbols: %s",
+		return gcm_libset_fail(set, -RINGSIDE_ERR_NOSYM, "%s: %s library without the needed symbols: %s",
 			       path, ringside_gcm_lib_name(f->lib), missing);
 	}
 	return 0;
@@ -307,10 +302,10 @@ static int elf_kind_err(struct gcm_libset *set, int fd, const char *shown)
 	if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) || memcmp(hdr, ELFMAG, SELFMAG))
 		return 0;
 	if (hdr[EI_CLASS] != ELFCLASS64)
-		return set_err(set, -RINGSIDE_ERR_NOTELF, "%s: a 32-bit ELF file: ringside probes "
+		return gcm_libset_fail(set, -RINGSIDE_ERR_NOTELF, "%s: a 32-bit ELF file: ringside probes "
 			       "64-bit x86-64 code", shown);
 	if (hdr[18] != EM_X86_64 || hdr[19] != 0)
-		return set_err(set, -RINGSIDE_ERR_NOTELF, "%s: an ELF file for another machine "
+		return gcm_libset_fail(set, -RINGSIDE_ERR_NOTELF, "%s: an ELF file for another machine "
 			       "(e_machine %u): ringside probes x86-64 code", shown, hdr[18] | hdr[19] << 8);
 	return 0;
 }
@@ -355,11 +350,11 @@ static int add_go_program(struct gcm_libset *set, int fd, const char *path, cons
 	if (err == -ENOEXEC)
 		return err;
 	if (err)
-		return set_err(set, err == -ENOMEM ? err : -RINGSIDE_ERR_NOSYM, "%s: a Go program ringside "
+		return gcm_libset_fail(set, err == -ENOMEM ? err : -RINGSIDE_ERR_NOSYM, "%s: a Go program ringside "
 			       "cannot trace: %s", shown, why[0] ? why : strerror(-err));
 	if (set->nr_libs >= RS_GCM_GO_BINS) {
 		rs_gobin_free(gb);
-		return set_err(set, -E2BIG, "%s: more than %d programs and libraries to trace: name "
+		return gcm_libset_fail(set, -E2BIG, "%s: more than %d programs and libraries to trace: name "
 			       "fewer with --binary, -p or --comm", shown, RS_GCM_GO_BINS);
 	}
 	lib = new_lib(set, RS_GCM_LIB_GO, path);
@@ -370,7 +365,7 @@ static int add_go_program(struct gcm_libset *set, int fd, const char *path, cons
 	err = go_gcm_resolve(set, fd, gb, lib, set->nr_libs, &set->go[set->nr_libs], why, sizeof(why));
 	rs_gobin_free(gb);
 	if (err)
-		return set_err(set, err, "%s: %s", shown, why);
+		return gcm_libset_fail(set, err, "%s: %s", shown, why);
 	commit_lib(set, sb);
 	return 1;
 }
@@ -392,11 +387,11 @@ int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib wan
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		return set_err(set, err, "%s: %s", shown, strerror(-err));
+		return gcm_libset_fail(set, err, "%s: %s", shown, strerror(-err));
 	}
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
 		close(fd);
-		return set_err(set, -RINGSIDE_ERR_NOTELF, "%s: not a regular file", shown);
+		return gcm_libset_fail(set, -RINGSIDE_ERR_NOTELF, "%s: not a regular file", shown);
 	}
 	err = elf_kind_err(set, fd, shown);
 	if (err) {
@@ -421,14 +416,14 @@ int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib wan
 	if (err) {
 		close(fd);
 		if (err == -ENOEXEC)
-			return set_err(set, -RINGSIDE_ERR_NOTELF, "%s: not an ELF file", shown);
-		return set_err(set, err, "%s: cannot read symbols: %s", shown, strerror(-err));
+			return gcm_libset_fail(set, -RINGSIDE_ERR_NOTELF, "%s: not an ELF file", shown);
+		return gcm_libset_fail(set, err, "%s: cannot read symbols: %s", shown, strerror(-err));
 	}
 	f = want ? gcm_family_of(want) : detect_family(st);
 	if (!f) {
 		rs_symtab_free(st);
 		close(fd);
-		return set_err(set, -RINGSIDE_ERR_NOSYM,
+		return gcm_libset_fail(set, -RINGSIDE_ERR_NOSYM,
 			       "%s: no AES-GCM entry points: needs CRYPTO_gcm128_init (OpenSSL), "
 			       "gnutls_aead_cipher_init (GnuTLS), gcry_cipher_open (libgcrypt) or "
 			       "nettle_gcm_aes128_set_key (nettle), or a Go program",
@@ -453,7 +448,7 @@ int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib wan
 	return 1;
 }
 
-static enum rs_gcm_lib family_by_name(const char *path)
+enum rs_gcm_lib gcm_family_by_soname(const char *path)
 {
 	const char *base = strrchr(path, '/');
 
@@ -468,239 +463,10 @@ static enum rs_gcm_lib family_by_name(const char *path)
 	return RS_GCM_LIB_NONE;
 }
 
-struct pid_walk {
-	struct gcm_libset *set;
-	pid_t pid;
-	int err;
-};
-
-static int pid_vma(void *ctx, const struct ringside_vma *vma)
-{
-	struct pid_walk *w = ctx;
-	enum rs_gcm_lib lib;
-	char path[4200];
-	int err;
-
-	if (vma->name[0] != '/' || !(lib = family_by_name(vma->name)))
-		return 0;
-	/* The process's own view of the file: right inside containers too. */
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)w->pid, vma->name);
-	err = gcm_libset_add(w->set, path, lib);
-	if (err < 0)
-		w->err = err;
-	return 0;
-}
-
-/*
- * The process's executable when it is a Go program (its own view of the
- * file, as for libraries). 0 when it is not Go or is gone; negative with
- * set->err when it is Go but cannot be traced.
- */
-/*
- * The program PID runs. file, when known, is the path it was started with
- * and the file's identity from the kernel: where that path still leads to
- * the same file it is used (it outlives the process and reads better);
- * else /proc/PID/exe, which is right across mount namespaces. Nothing to
- * add when neither reaches it.
- */
-static int add_pid_exe(struct gcm_libset *set, pid_t pid, const struct gcm_exec_file *file)
-{
-	char link[64], target[4096], path[4200];
-	struct stat st;
-	ssize_t n;
-	int err;
-
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	if (file && file->path[0] == '/' && !stat(file->path, &st) && st.st_dev == file->dev &&
-	    st.st_ino == file->ino) {
-		snprintf(path, sizeof(path), "%s", file->path);
-	} else if ((n = readlink(link, target, sizeof(target) - 1)) > 0) {
-		target[n] = '\0';
-		/* An executable replaced since it started: only the link still reaches it. */
-		if (n > 10 && !strcmp(target + n - 10, " (deleted)"))
-			snprintf(path, sizeof(path), "%s", link);
-		else
-			snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, target);
-	} else {
-		return 0;
-	}
-	err = gcm_libset_add(set, path, RS_GCM_LIB_GO);
-	return err == -ENOEXEC || err == -ENOENT || err == -ESRCH ? 0 : err;
-}
-
-int gcm_libset_add_pid(struct gcm_libset *set, pid_t pid)
-{
-	struct ringside_procmaps *pm;
-	struct pid_walk w = { set, pid, 0 };
-	unsigned int before = set->nr_libs;
-	int err;
-
-	err = add_pid_exe(set, pid, NULL);
-	if (err < 0)
-		return set_err(set, err, "PID %d: %s", (int)pid, set->err);
-
-	err = ringside_procmaps_open(pid, RINGSIDE_PROCMAPS_AUTO, &pm);
-	if (err)
-		return set_err(set, err, "PID %d: cannot read its mappings: %s", (int)pid,
-			       ringside_strerror(err));
-	err = ringside_procmaps_foreach(pm, RINGSIDE_VMA_EXEC, pid_vma, &w);
-	ringside_procmaps_close(pm);
-	if (err < 0)
-		return set_err(set, err, "PID %d: cannot read its mappings: %s", (int)pid,
-			       ringside_strerror(err));
-	if (w.err)
-		return w.err;
-	if (set->nr_libs == before)
-		return set_err(set, -RINGSIDE_ERR_NOSYM,
-			       "PID %d is no Go program and has no libcrypto, libgnutls, libgcrypt or "
-			       "libnettle mapped: use --binary for a statically linked program", (int)pid);
-	return 0;
-}
-
-/* ld.so.cache (glibc's "new" format): entries point at strings by file offset. */
-struct ldcache_entry {
-	int32_t flags;
-	uint32_t key, value;
-	uint32_t osversion;
-	uint64_t hwcap;
-};
-
-static void add_from_ldcache(struct gcm_libset *set)
-{
-	static const char magic[] = "glibc-ld.so.cache1.1";
-	size_t hdr = sizeof(magic) - 1 + 4 + 4 + 1 + 3 + 4 + 12;
-	int fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	const char *img, *base;
-	uint32_t nlibs;
-
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) || (size_t)st.st_size < hdr) {
-		close(fd);
-		return;
-	}
-	img = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (img == MAP_FAILED)
-		return;
-	base = memmem(img, st.st_size, magic, sizeof(magic) - 1);
-	if (base && (size_t)(base - img) + hdr <= (size_t)st.st_size) {
-		memcpy(&nlibs, base + sizeof(magic) - 1, sizeof(nlibs));
-		for (uint32_t i = 0; i < nlibs; i++) {
-			struct ldcache_entry e;
-			size_t at = (base - img) + hdr + (size_t)i * sizeof(e);
-			const char *path;
-			enum rs_gcm_lib lib;
-
-			if (at + sizeof(e) > (size_t)st.st_size)
-				break;
-			memcpy(&e, img + at, sizeof(e));
-			if (e.value >= (size_t)st.st_size)
-				continue;
-			path = img + e.value;
-			if (!memchr(path, '\0', st.st_size - e.value))
-				continue;
-			lib = family_by_name(path);
-			/* A broken or foreign copy must not stop the others. */
-			if (lib)
-				gcm_libset_add(set, path, lib);
-		}
-	}
-	munmap((void *)img, st.st_size);
-}
-
 void gcm_libset_note_skipped(struct gcm_libset *set, const char *why)
 {
 	if (GROW(set->skipped, set->nr_skipped + 1))
 		snprintf(set->skipped[set->nr_skipped++], sizeof(*set->skipped), "%s", why);
-}
-
-/*
- * Running Go programs: every process whose executable is Go. Each file is
- * read once however many processes run it; one that cannot be traced is
- * named in skipped, with the reason.
- */
-static void add_running_go(struct gcm_libset *set)
-{
-	struct dirent *de;
-	dev_t *seen_dev = NULL;
-	ino_t *seen_ino = NULL;
-	unsigned int nr_seen = 0;
-	DIR *d = opendir("/proc");
-	int err;
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char link[64];
-		struct stat sb;
-		unsigned int i;
-		pid_t pid = (pid_t)strtol(de->d_name, NULL, 10);
-
-		if (pid <= 0 || pid == getpid())
-			continue;
-		snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-		if (stat(link, &sb))
-			continue;	/* a kernel thread, or gone */
-		for (i = 0; i < nr_seen; i++)
-			if (seen_dev[i] == sb.st_dev && seen_ino[i] == sb.st_ino)
-				break;
-		if (i < nr_seen)
-			continue;
-		if (!GROW(seen_dev, nr_seen + 1) || !GROW(seen_ino, nr_seen + 1))
-			break;
-		seen_dev[nr_seen] = sb.st_dev;
-		seen_ino[nr_seen++] = sb.st_ino;
-		err = add_pid_exe(set, pid, NULL);
-		/* A Go program without AES-GCM code has nothing to trace. */
-		if (err < 0 && err != -RINGSIDE_ERR_NOSYM)
-			gcm_libset_note_skipped(set, set->err);
-	}
-	closedir(d);
-	free(seen_dev);
-	free(seen_ino);
-}
-
-int gcm_libset_add_exec(struct gcm_libset *set, pid_t pid, const struct gcm_exec_file *file)
-{
-	unsigned int before = set->nr_libs;
-	int err = add_pid_exe(set, pid, file);
-
-	if (err == -RINGSIDE_ERR_NOSYM)
-		return 0;	/* a Go program without AES-GCM code */
-	if (err < 0) {
-		gcm_libset_note_skipped(set, set->err);
-		return err;
-	}
-	return set->nr_libs > before;
-}
-
-int gcm_libset_add_system(struct gcm_libset *set)
-{
-	static const char *const dirs[] = {
-		"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64", "/lib64",
-		"/usr/local/lib", "/usr/lib",
-	};
-	static const char *const names[] = { "libcrypto.so.3", "libgnutls.so.30", "libgcrypt.so.20",
-					     "libnettle.so.8" };
-
-	add_from_ldcache(set);
-	for (size_t d = 0; d < N(dirs); d++) {
-		for (size_t n = 0; n < N(names); n++) {
-			char path[512];
-
-			snprintf(path, sizeof(path), "%s/%s", dirs[d], names[n]);
-			if (!access(path, R_OK))
-				gcm_libset_add(set, path, family_by_name(path));
-		}
-	}
-	add_running_go(set);
-	if (!set->nr_libs)
-		return set_err(set, -ENOENT, "no libcrypto.so.3, libgnutls.so.30, libgcrypt.so.20 or libnettle.so.8 "
-					     "found: name one with --lib PATH");
-	set->err[0] = '\0';
-	return 0;
 }
 
 void gcm_libset_free(struct gcm_libset *set)

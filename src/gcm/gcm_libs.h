@@ -81,6 +81,22 @@ int gcm_libset_add_exec(struct gcm_libset *set, pid_t pid, const struct gcm_exec
 void gcm_libset_note_skipped(struct gcm_libset *set, const char *why);
 void gcm_libset_free(struct gcm_libset *set);
 
+/* Keep a sentence for set->err and return err. */
+int gcm_libset_fail(struct gcm_libset *set, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The family a file's name says it is (libcrypto.so.3...), RS_GCM_LIB_NONE if none. */
+enum rs_gcm_lib gcm_family_by_soname(const char *path);
+
+/* Resize array arr to n elements in place; false (arr untouched) without memory. */
+#define GROW(arr, n)                                                         \
+	({                                                                   \
+		__typeof__(arr) grown_ = reallocarray((arr), (n), sizeof(*(arr))); \
+		if (grown_)                                                  \
+			(arr) = grown_;                                      \
+		grown_ != NULL;                                              \
+	})
+
+
 /* Add probe p, moved to the cheapest point of the function's prologue (probe_point.h). */
 int gcm_libset_place_probe(struct gcm_libset *set, int fd, struct ringside_gcm_lib *lib,
 			   struct gcm_probe p);

@@ -64,8 +64,8 @@ static const struct rs_variant write_variants[] = {
 enum { PART_TARGET, PART_WRITE };
 
 static const struct rs_part reclaim_parts[] = {
-	[PART_TARGET] = { "reclaim target", target_variants, 2 },
-	[PART_WRITE] = { "write result", write_variants, 3 },
+	[PART_TARGET] = { "reclaim target", target_variants, RS_NR(target_variants) },
+	[PART_WRITE] = { "write result", write_variants, RS_NR(write_variants) },
 };
 
 static int reclaim_load(struct rs_collector *c)
@@ -116,7 +116,7 @@ static void reclaim_release(struct rs_collector *c)
 const struct rs_collector_ops rs_reclaim_ops = {
 	.name = "reclaim",
 	.parts = reclaim_parts,
-	.nr_parts = 2,
+	.nr_parts = RS_NR(reclaim_parts),
 	.load = reclaim_load,
 	.attach = reclaim_attach,
 	.destroy = reclaim_destroy,

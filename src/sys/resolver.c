@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The resolver: per-process VMA caches and per-file symbol tables, both
- * bounded by LRU eviction.
+ * bounded by LRU eviction. (Longer than most files: the two caches share
+ * their invalidation rules, which are easier to check in one place.)
  *
  * A process is identified by (pid, start time): a reused PID has another
  * start time and never sees the old process's mappings. An exec keeps both,

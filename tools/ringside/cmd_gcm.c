@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* ringside gcm: AES-GCM messages in OpenSSL, GnuTLS, libgcrypt, nettle and Go programs. */
+/*
+ * ringside gcm: AES-GCM messages in OpenSSL, GnuTLS, libgcrypt, nettle and Go
+ * programs. Longer than the other commands: it also announces what is probed
+ * and what is not (start-up and programs started later), symbolizes callers
+ * and stacks, and lists unattributed hits.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

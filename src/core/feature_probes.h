@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Kernel feature probes (feature_probes.c); features.c calls each once per process. */
+#ifndef RINGSIDE_FEATURE_PROBES_H
+#define RINGSIDE_FEATURE_PROBES_H
+
+#include <bpf/btf.h>
+#include "ringside/ringside.h"
+
+void rs_feature_set(struct ringside_feature_result *r, bool present, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* " (not root: ...)" or " although root: ..." for EPERM/EACCES, else "". */
+const char *rs_eperm_hint(int err);
+
+/* Load the probe object's one program prog_name, attach it, detach: r says how it went. */
+void rs_probe_attach(struct ringside_feature_result *r, const char *prog_name, const char *what);
+/* An entry+return uprobe pair and a uprobe_multi link on ringside's own code. */
+void rs_probe_uprobes(struct ringside_feature_result *r, struct ringside_feature_result *multi);
+void rs_probe_uretprobe_syscall(struct ringside_feature_result *sys,
+				struct ringside_feature_result *sec);
+void rs_probe_procmap(struct ringside_feature_result *q, struct ringside_feature_result *bid);
+/* Fills the memcg v1, v2 and memory.reclaim swappiness= lines. */
+void rs_probe_memcg(struct ringside_features *out);
+/* Fills the btrfs dynamic and periodic reclaim lines. */
+void rs_probe_btrfs(struct ringside_features *out, const struct btf *vmlinux);
+void rs_probe_tracefs(struct ringside_feature_result *r, struct ringside_feature_result *sys_exit);
+
+#endif
