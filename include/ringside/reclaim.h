@@ -16,12 +16,19 @@ extern "C" {
 
 struct ringside_reclaim_opts {
 	size_t sz;		/* sizeof(struct ringside_reclaim_opts) */
+	/*
+	 * Only reclaim of this memory cgroup's subtree (its directory, or its
+	 * path as /proc/PID/cgroup shows it): the written file's cgroup for
+	 * memory.reclaim/limit writes, the charging task's memory cgroup
+	 * otherwise; global reclaim then is left out. NULL: any.
+	 */
+	const char *target_cgroup;
 };
 
 /*
  * Enable the collector (vmscan tracepoints through tp_btf). The session's
- * cgroup filter selects the cgroup a request targets: the written file's
- * cgroup for memory.reclaim/limit writes, the charging task's otherwise.
+ * filters (pid, tid, comm, cgroup) select the task that asks for reclaim:
+ * the writer of a control file, or the task whose charge reclaims.
  */
 int ringside_session_enable_reclaim(struct ringside_session *s,
 				    const struct ringside_reclaim_opts *opts);

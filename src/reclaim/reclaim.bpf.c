@@ -19,6 +19,8 @@
 
 /* The memory controller's subsystem index; -1: cgroup v2. */
 const volatile int memcg_ssid = -1;
+/* --target-cgroup: only reclaim of this memory cgroup's subtree (kernfs id); 0: any. */
+const volatile __u64 target_cgroup_id = 0;
 /* syscalls/sys_exit_write exists: a write's passes wait for its result. */
 const volatile bool have_write_exit = true;
 
@@ -88,17 +90,30 @@ static __always_inline struct file *cgroup_write_file(struct task_struct *task, 
 	return magic == CGROUP_SUPER_MAGIC || magic == CGROUP2_SUPER_MAGIC ? f : NULL;
 }
 
-/* Is the written cgroup (kernfs node kn) inside the filter's subtree? */
+/* Is the cgroup of kernfs node kn inside the --target-cgroup subtree? */
 static __always_inline bool target_in_filter(struct kernfs_node *kn)
 {
-	if (!rs_filter.cgroup_id)
+	if (!target_cgroup_id)
 		return true;
 	for (int i = 0; i < 32 && kn; i++) {
-		if (BPF_CORE_READ(kn, id) == rs_filter.cgroup_id)
+		if (BPF_CORE_READ(kn, id) == target_cgroup_id)
 			return true;
 		kn = kn_parent(kn);
 	}
 	return false;
+}
+
+/* The kernfs node of the task's memory cgroup (the one a charge reclaims). */
+static __always_inline struct kernfs_node *task_memcg_kn(struct task_struct *task)
+{
+	struct css_set *cset = BPF_CORE_READ(task, cgroups);
+	int ssid = memcg_ssid;
+
+	if (ssid < 0)
+		return BPF_CORE_READ(cset, dfl_cgrp, kn);
+	if (ssid < 16)
+		return BPF_CORE_READ(cset, subsys[ssid], cgroup, kn);
+	return NULL;
 }
 
 static __always_inline void open_record(void *ctx, struct rcl_state *st, struct task_struct *task,
@@ -183,7 +198,8 @@ static __always_inline int begin(void *ctx, bool global)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct rcl_state *st;
 
-	if (!rs_filter_pass_unless_cgroup())
+	/* --cgroup (like -p, --comm) selects the task: the writer or the charger. */
+	if (!rs_filter_pass())
 		return 0;
 	st = bpf_task_storage_get(&rcl_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st)
@@ -191,12 +207,12 @@ static __always_inline int begin(void *ctx, bool global)
 	if (!st->open || !st->in_write) {
 		open_record(ctx, st, task, global);
 		/*
-		 * Charge reclaim: the cgroup filter applies to the reclaiming task.
-		 * A write to a control file was filtered by its target cgroup (also
-		 * when, without the syscall tracepoint, it is not held open).
+		 * --target-cgroup: a write to a control file was matched by the
+		 * written cgroup; charge reclaim takes from the charging task's
+		 * memory cgroup; global reclaim targets no cgroup.
 		 */
-		if (st->open && !(st->ev.flags & RS_RECLAIM_F_WRITE) && rs_filter.cgroup_id &&
-		    !rs_cgroup_matches())
+		if (st->open && !(st->ev.flags & RS_RECLAIM_F_WRITE) && target_cgroup_id &&
+		    (global || !target_in_filter(task_memcg_kn(task))))
 			st->open = 0;
 	}
 	if (!st->open)
@@ -257,7 +273,8 @@ static __always_inline struct rcl_state *scanning_state(void *ctx)
 	struct rcl_state *st;
 
 	if (BPF_CORE_READ(task, flags) & PF_KSWAPD) {
-		if (!rs_filter_pass_unless_cgroup() || rs_filter.cgroup_id)
+		/* kswapd is in no cgroup and reclaims for none. */
+		if (!rs_filter_pass() || target_cgroup_id)
 			return NULL;
 		st = bpf_task_storage_get(&rcl_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (st && !st->open) {

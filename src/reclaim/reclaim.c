@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <dirent.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 
 struct rs_reclaim {
 	struct reclaim_bpf *skel;
+	uint64_t target_id;		/* --target-cgroup's kernfs id; 0: any */
 	struct rs_ksyms *ksyms;
 };
 
@@ -83,6 +85,7 @@ static int reclaim_load(struct rs_collector *c)
 	/* Reclaim records are rare enough to hand over at once. */
 	((struct rs_filter_cfg *)&r->skel->rodata->rs_filter)->wakeup_bytes = 0;
 	r->skel->rodata->have_write_exit = rs_collector_variant(c, PART_WRITE) != 2;
+	r->skel->rodata->target_cgroup_id = r->target_id;
 	/* cgroup v2 only (no v1 memory hierarchy mounted): the default hierarchy. */
 	r->skel->rodata->memcg_ssid = ringside_feature(RINGSIDE_FEAT_MEMCG_V1)->present ?
 					      rs_cgroup_subsys_id("memory") : -1;
@@ -159,22 +162,32 @@ int ringside_reclaim_totals(struct ringside_session *s,
 int ringside_session_enable_reclaim(struct ringside_session *s,
 				    const struct ringside_reclaim_opts *opts)
 {
+	const char *target = opts && opts->sz >= offsetof(struct ringside_reclaim_opts, target_cgroup) +
+						   sizeof(opts->target_cgroup) ? opts->target_cgroup : NULL;
 	struct rs_reclaim *r = calloc(1, sizeof(*r));
 	int err;
 
-	(void)opts;
 	if (!r)
 		return -ENOMEM;
-	/*
-	 * --cgroup names memory cgroups here: a v1 directory of another
-	 * controller's hierarchy would match no reclaim at all, silently.
-	 */
-	if (s->filter.cgroup_id && s->filter.cgroup_ssid >= 0 &&
-	    s->filter.cgroup_ssid != rs_cgroup_subsys_id("memory")) {
-		free(r);
-		return rs_fail(s, -RINGSIDE_ERR_NOMEMCG, "%s is not in the memory controller's "
-			       "hierarchy: give a directory under the v1 memory mount (or a v2 cgroup)",
-			       s->cgroup_path);
+	if (target && *target) {
+		struct rs_cgroup_ref ref;
+
+		err = rs_cgroup_resolve(target, &ref);
+		if (err) {
+			free(r);
+			return rs_fail(s, err, "target cgroup %s: %s: give a memory cgroup directory or "
+				       "its path as /proc/PID/cgroup shows it", target,
+				       ringside_strerror(err));
+		}
+		/* A v1 directory of another controller's hierarchy would match no
+		 * reclaim at all, silently. */
+		if (!ref.v2 && ref.ssid != rs_cgroup_subsys_id("memory")) {
+			free(r);
+			return rs_fail(s, -RINGSIDE_ERR_NOMEMCG, "target cgroup %s is not in the memory "
+				       "controller's hierarchy: give a directory under the v1 memory "
+				       "mount (or a v2 cgroup)", target);
+		}
+		r->target_id = ref.id;
 	}
 	err = rs_ksyms_load(trigger_funcs, sizeof(trigger_funcs) / sizeof(trigger_funcs[0]), &r->ksyms);
 	if (err) {

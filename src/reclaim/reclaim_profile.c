@@ -383,8 +383,9 @@ int ringside_reclaim_profile(const struct ringside_reclaim_profile_opts *o,
 			     ringside_profile_fn fn, void *ctx)
 {
 	struct profile p = { .o = o, .ctx = ctx, .zram_id = -1, .journal = { .fd = -1 } };
-	struct ringside_session_opts so = { .sz = sizeof(so), .cgroup_path = o->cgroup,
-					    .on_event = on_event, .ctx = &p };
+	/* The profile's own writes reclaim the cgroup: select by target, not by task. */
+	struct ringside_session_opts so = { .sz = sizeof(so), .on_event = on_event, .ctx = &p };
+	struct ringside_reclaim_opts ro = { .sz = sizeof(ro), .target_cgroup = o->cgroup };
 	struct rs_cgroup_ref ref;
 	const char *cg = o->cgroup;
 	unsigned int rounds = o->rounds ? o->rounds : 1;
@@ -437,7 +438,7 @@ int ringside_reclaim_profile(const struct ringside_reclaim_profile_opts *o,
 	}
 	err = ringside_session_open(&so, &p.s);
 	if (!err)
-		err = ringside_session_enable_reclaim(p.s, NULL);
+		err = ringside_session_enable_reclaim(p.s, &ro);
 	if (!err)
 		err = ringside_session_attach(p.s);
 	if (err) {

@@ -97,7 +97,7 @@ else
 	check reclaim_stock_rejects_swappiness_key '[ "$r" = "Invalid argument" ]' "$r"
 fi
 # memory.high and memory.max writes reclaim too; the tracer names them.
-ringside reclaim --events --json --cgroup /sys/fs/cgroup/rk >/tmp/rk.trace 2>/tmp/rk.err &
+ringside reclaim --events --json --target-cgroup /sys/fs/cgroup/rk >/tmp/rk.trace 2>/tmp/rk.err &
 tr=$!
 wait_for /tmp/rk.err 'tracing reclaim'
 # Each write asks for less than the cgroup holds at that point (about 48M, a
@@ -120,7 +120,7 @@ rmdir /sys/fs/cgroup/rk
 # steers each request (0: file only, 200: anon), and the tracer reports the
 # argument of each memory.reclaim write.
 mkdir /sys/fs/cgroup/rs
-ringside reclaim --events --json --cgroup /sys/fs/cgroup/rs >/tmp/trace 2>/tmp/trace.err &
+ringside reclaim --events --json --target-cgroup /sys/fs/cgroup/rs >/tmp/trace 2>/tmp/trace.err &
 tr=$!
 wait_for /tmp/trace.err 'tracing reclaim'
 TMPDIR=/mnt ringside reclaim profile --cgroup /sys/fs/cgroup/rs --workload 48M --amount 12M \

@@ -63,7 +63,8 @@ row cgroup_regular_file "--cgroup /etc/passwd: not a cgroup directory" gcm --cgr
 row cgroup_not_cgroupfs "--cgroup $tmp: not a cgroup directory" reclaim --cgroup "$tmp" -d 1
 row cgroup_long "\\(100000 bytes\\)" gcm --cgroup "$long" -d 1
 [ -n "$pidsroot" ] && row reclaim_cgroup_wrong_hierarchy "not in the memory controller's hierarchy" \
-	reclaim --cgroup "$pidsroot" -d 1
+	reclaim --target-cgroup "$pidsroot" -d 1
+row reclaim_target_cgroup_missing "target cgroup $tmp/nope: No such file" reclaim --target-cgroup "$tmp/nope" -d 1
 [ -n "$memroot" ] && row profile_cgroup_root "is the root memory cgroup" reclaim profile --cgroup "$memroot"
 # btrfs
 row fs_not_btrfs "is not on a btrfs filesystem" btrfs --fs /proc -d 1

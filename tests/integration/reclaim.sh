@@ -15,11 +15,11 @@ if [ -z "$root" ]; then
 fi
 tmp=$(mktemp -d)
 cg=$root$own/ringside-reclaim-$$
-rs=
+rs= rs_task=
 zram_before=$(ls /sys/block | grep -c '^zram')
 swaps_before=$(wc -l </proc/swaps)
 cleanup() {
-	[ -n "$rs" ] && kill "$rs" 2>/dev/null
+	[ -n "$rs$rs_task" ] && kill $rs $rs_task 2>/dev/null
 	wait 2>/dev/null
 	rmdir "$cg/gone" 2>/dev/null
 	[ -n "$cg" ] && remove_scratch_cgroup "$cg"
@@ -33,9 +33,14 @@ stat_of() { awk -v k="$2" '$1 == k {print $2}' "$1/memory.stat"; }
 
 # 1. Live tracing: a charge over the limit, then a limit write, in the cgroup.
 echo 37 >"$cg/memory.swappiness"
-"$RINGSIDE" reclaim --events --json --cgroup "$cg" >"$tmp/live.json" 2>"$tmp/live.err" &
+"$RINGSIDE" reclaim --events --json --target-cgroup "$cg" >"$tmp/live.json" 2>"$tmp/live.err" &
 rs=$!
+# Beside it, --cgroup selects the asking task: only the charges of the tasks
+# inside, not this shell's limit writes.
+"$RINGSIDE" reclaim --events --json --cgroup "$cg" >"$tmp/task.json" 2>"$tmp/task.err" &
+rs_task=$!
 wait_for "$tmp/live.err" 'tracing reclaim' || fail reclaim_starts "$(cat "$tmp/live.err")"
+wait_for "$tmp/task.err" 'tracing reclaim' || fail reclaim_starts_task_filter "$(cat "$tmp/task.err")"
 echo 64M >"$cg/memory.limit_in_bytes"
 # Page cache past the limit, charged to the cgroup.
 sh -c 'echo $$ >"$1/cgroup.procs"; dd if=/dev/zero of="$2" bs=1M count=150 status=none' sh "$cg" "$tmp/file"
@@ -46,7 +51,20 @@ echo 48M >"$cg/memory.limit_in_bytes"
 cache1=$(stat_of "$cg" cache) rss1=$(stat_of "$cg" rss)
 # The reclaim ran inside the writes and charges above, each record queued
 # before they returned; the drain at SIGINT reads them all.
-kill -INT "$rs"; wait "$rs"; rs=
+kill -INT "$rs" "$rs_task"; wait "$rs"; wait "$rs_task"; rs= rs_task=
+python3 - "$tmp/live.json" "$tmp/task.json" <<'PY'
+import json, sys
+target = [r for r in map(json.loads, open(sys.argv[1])) if r["type"] == "reclaim"]
+task = [r for r in map(json.loads, open(sys.argv[2])) if r["type"] == "reclaim"]
+# The same invocations: each tracer stamps its own record, so compare what was done.
+charges = lambda rows: sorted((r["pid"], r["tid"], r["nr_reclaimed"], r["scanned_anon"], r["scanned_file"],
+                               r["passes"], r["priority"]) for r in rows if r["trigger"] == "charge-limit")
+ok = task and charges(task) == charges(target) and not [r for r in task if r["trigger"] != "charge-limit"]
+print(("PASS reclaim_cgroup_selects_the_asking_task (%d charges)" % len(task)) if ok else
+      "FAIL reclaim_cgroup_selects_the_asking_task: task %s %d charges, target charges %d; only in task %s, only in target %s" %
+      (sorted({r["trigger"] for r in task}), len(charges(task)), len(charges(target)),
+       sorted(set(charges(task)) - set(charges(target)))[:3], sorted(set(charges(target)) - set(charges(task)))[:3]))
+PY
 python3 - "$tmp/live.json" "$cg" "$cache0" "$cache1" "$rss0" "$rss1" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
@@ -80,7 +98,7 @@ PY
 echo -1 >"$cg/memory.limit_in_bytes"
 
 # force_empty (v1): the write reclaims everything; its record says so.
-"$RINGSIDE" reclaim --events --json --cgroup "$cg" >"$tmp/fe.json" 2>"$tmp/fe.err" &
+"$RINGSIDE" reclaim --events --json --target-cgroup "$cg" >"$tmp/fe.json" 2>"$tmp/fe.err" &
 rs=$!
 wait_for "$tmp/fe.err" 'tracing reclaim'
 echo 0 >"$cg/memory.force_empty"
@@ -96,7 +114,7 @@ rm -f "$tmp/file"
 # A one-page ring under a charge storm: the summary's calls come from the
 # kernel's totals, so they equal the records delivered plus those lost.
 echo 16M >"$cg/memory.limit_in_bytes"
-"$RINGSIDE" reclaim --events --json --cgroup "$cg" --ringbuf-size 4096 >"$tmp/small.json" 2>"$tmp/small.err" &
+"$RINGSIDE" reclaim --events --json --target-cgroup "$cg" --ringbuf-size 4096 >"$tmp/small.json" 2>"$tmp/small.err" &
 rs=$!
 wait_for "$tmp/small.err" 'tracing reclaim'
 sh -c 'echo $$ >"$1/cgroup.procs"; dd if=/dev/zero of="$2" bs=64K count=3200 status=none' sh "$cg" "$tmp/file"
@@ -181,6 +199,7 @@ nomem=$(awk '$3 == "cgroup" && $4 ~ /(^|,)pids(,|$)/ {print $2; exit}' /proc/mou
 expect_error reclaim_error_swappiness_range "outside 0..200|comma-separated values in 0..200" profile --cgroup "$cg" --swappiness 0,300
 expect_error reclaim_error_bad_size "bad size '12Q'" profile --cgroup "$cg" --amount 12Q
 expect_error reclaim_error_trace_not_cgroup "not a cgroup directory" --cgroup "$tmp" -d 1
+expect_error reclaim_error_target_not_cgroup "target cgroup $tmp: .*not a cgroup directory" --target-cgroup "$tmp" -d 1
 # Numbers are checked whole: no trailing junk, no wrap-around, no silent cap.
 expect_error reclaim_error_rounds_junk "bad --rounds '5x'" profile --cgroup "$cg" --rounds 5x
 expect_error reclaim_error_rounds_wrap "bad --rounds '4294967297'" profile --cgroup "$cg" --rounds 4294967297

@@ -38,7 +38,7 @@ start_tracer gcm gcm --comm gcm_workload
 if [ -n "$memroot" ]; then
 	cg=$memroot$own/ringside-soak-$$
 	mkdir "$cg"
-	start_tracer reclaim reclaim --cgroup "$cg"
+	start_tracer reclaim reclaim --target-cgroup "$cg"
 fi
 if command -v mkfs.btrfs >/dev/null && { grep -qw btrfs /proc/filesystems || modprobe btrfs 2>/dev/null; }; then
 	truncate -s 1G "$tmp/img"

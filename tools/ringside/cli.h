@@ -36,6 +36,7 @@ enum cli_long_opt {
 	OPT_RINGBUF_SIZE,
 	OPT_PERF_UPROBES,	/* gcm */
 	OPT_STACK_WINDOW,	/* gcm */
+	OPT_TARGET_CGROUP,	/* reclaim */
 };
 
 /* getopt_long entries every tracing subcommand accepts; ends with a zero entry. */
@@ -52,12 +53,6 @@ enum cli_long_opt {
 	{ "help", no_argument, NULL, 'h' }
 #define CLI_COMMON_SHORTOPTS "p:d:vh"
 
-/* The common options but --cgroup, for commands that give it their own meaning. */
-#define CLI_COMMON_HELP_NO_CGROUP                                                         \
-	"  -p, --pid PID          only this process\n"                                      \
-	"      --tid TID          only this thread\n"                                       \
-	"      --comm NAME        only tasks with this command name\n"                      \
-	CLI_COMMON_HELP_TAIL
 #define CLI_COMMON_HELP                                                                   \
 	"  -p, --pid PID          only this process\n"                                      \
 	"      --tid TID          only this thread\n"                                       \

@@ -21,11 +21,13 @@ static const char reclaim_usage[] =
 	"(the whole run's).\n"
 	"\n"
 	"  -e, --events           print every invocation\n"
-	"      --cgroup PATH      only reclaim targeting this cgroup subtree: a write to\n"
-	"                         one of its control files, or a charge by one of its\n"
-	"                         tasks (its directory, or its path as /proc/PID/cgroup\n"
-	"                         shows it; v1 or v2)\n"
-	"\n" CLI_COMMON_HELP_NO_CGROUP
+	"      --target-cgroup PATH\n"
+	"                         only reclaim of this memory cgroup's subtree: a write\n"
+	"                         to one of its control files, or a charge by one of\n"
+	"                         its tasks (its directory, or its path as\n"
+	"                         /proc/PID/cgroup shows it; v1 or v2). The options\n"
+	"                         below select the task that asks for reclaim.\n"
+	"\n" CLI_COMMON_HELP
 	"\n"
 	"profile: drive reclaim on a cgroup for each swappiness setting; see\n"
 	"'ringside reclaim profile --help'.\n";
@@ -234,6 +236,7 @@ int cmd_reclaim(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "events", no_argument, NULL, 'e' },
+		{ "target-cgroup", required_argument, NULL, OPT_TARGET_CGROUP },
 		CLI_COMMON_LONGOPTS,
 		{ 0 },
 	};
@@ -247,6 +250,7 @@ int cmd_reclaim(int argc, char **argv)
 	while ((opt = cli_getopt(argc, argv, "e" CLI_COMMON_SHORTOPTS, longopts)) != -1) {
 		switch (opt) {
 		case 'e': r.events = true; break;
+		case OPT_TARGET_CGROUP: ro.target_cgroup = optarg; break;
 		case 'h': fputs(reclaim_usage, stdout); return 0;
 		default:
 			ret = cli_common_opt(opt, optarg, &r.o);
