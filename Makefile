@@ -22,10 +22,11 @@ AR        ?= ar
 PKG_CONFIG?= pkg-config
 
 # Debian packages the build, the tests and the demo need (make deps).
-DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libcapstone-dev zlib1g-dev pkg-config make gcc
+DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libcapstone-dev zlib1g-dev pkg-config make gcc \
+             libmicrohttpd-dev libyaml-dev libcrypt-dev
 DEB_TEST  := libssl-dev libgnutls28-dev libgcrypt20-dev openssl btrfs-progs bpftrace \
              util-linux procps kmod python3 libclang-rt-14-dev gnutls-bin nettle-dev \
-             golang-go
+             golang-go prometheus
 DEB_PKGS  := $(DEB_BUILD) $(DEB_TEST)
 
 ifeq ($(SAN),1)
@@ -43,6 +44,8 @@ SRC_INC   := $(patsubst %/,-I%,$(SRC_DIRS))
 ALL_CFLAGS:= -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -I$(OUT) $(SRC_INC)
 LDLIBS    := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -ldw -lelf -lcapstone -lz
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+# The agent's HTTP server, web config and bcrypt: the CLI only, not the library.
+CLI_LIBS  := -lmicrohttpd -lyaml -lcrypt
 
 BPF_SRCS  := $(wildcard src/*/*.bpf.c)
 BPF_NAMES := $(notdir $(BPF_SRCS:.bpf.c=))
@@ -110,7 +113,7 @@ $(OUT)/cli/%.o: tools/ringside/%.c
 	$(CC) $(ALL_CFLAGS) -Itools/ringside -MMD -MP -c $< -o $@
 
 $(CLI): $(CLI_OBJS) $(LIB_A)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS) $(CLI_LIBS) -lm
 
 # ---- tests -------------------------------------------------------------------
 $(OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/frozen_child.h $(LIB_A)
@@ -236,6 +239,9 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	  ringside.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ringside.pc
 	install -m 644 man/ringside.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|' dist/ringside.service \
+	  > $(DESTDIR)$(PREFIX)/lib/systemd/system/ringside.service
 
 clean:
 	rm -rf build build-san build-fuzz

@@ -105,3 +105,26 @@ print(("PASS %s (%d lines)" % (name, lines)) if lines and not bad else
       "FAIL %s: %s" % (name, "; ".join(bad[:3]) if bad else "no JSON lines"))
 PY
 }
+
+# memcg_parent: sets memcg_dir to the directory of this test's own memory
+# cgroup (v1 memory hierarchy, else cgroup v2 with the memory controller),
+# where scratch cgroups go, and memcg_v2=1 on v2; returns 1 when there is none.
+memcg_parent() {
+	local own root
+	memcg_dir=
+	own=$(awk -F: '$2 == "memory" {print $3}' /proc/self/cgroup)
+	root=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ {print $2; exit}' /proc/mounts)
+	memcg_v2=
+	if [ -z "$root" ]; then
+		own=$(awk -F: '$1 == "0" {print $3}' /proc/self/cgroup)
+		root=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+		grep -qw memory "$root$own/cgroup.controllers" 2>/dev/null || return 1
+		memcg_v2=1
+	fi
+	memcg_dir=$root$own
+}
+
+# free_port: a TCP port on loopback nobody listens on now.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}

@@ -37,6 +37,13 @@ struct ringside_gcm_opts {
 	 * with the registers, for ringside_unwind().
 	 */
 	unsigned int stack_window;
+	/*
+	 * Count in the kernel by process name, library, direction and key bits
+	 * (with latency and size histograms) instead of queueing a record per
+	 * message; only tag failures are still records. What the exposition
+	 * (metrics.h) reads; ringside_gcm_totals() is then empty.
+	 */
+	bool aggregate;
 };
 
 /*

@@ -4,9 +4,10 @@
 #include <string.h>
 
 #include "ringside/json.h"
+#include "session_int.h"
 
 /* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *p, size_t n)
+size_t rs_utf8_len(const unsigned char *p, size_t n)
 {
 	size_t len;
 	uint32_t cp;
@@ -42,7 +43,7 @@ static void write_string(FILE *out, const char *s, size_t max)
 
 	fputc('"', out);
 	for (size_t i = 0; i < n;) {
-		size_t len = utf8_len(p + i, n - i);
+		size_t len = rs_utf8_len(p + i, n - i);
 
 		switch (p[i]) {
 		case '"': fputs("\\\"", out); break;

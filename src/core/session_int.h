@@ -9,6 +9,7 @@
 #include "variants.h"
 
 struct rs_collector;
+struct rs_metrics;
 
 struct rs_collector_ops {
 	const char *name;
@@ -32,6 +33,8 @@ struct rs_collector_ops {
 	void (*destroy)(struct rs_collector *c);
 	/* Free c->priv when the session closes. */
 	void (*release)(struct rs_collector *c);
+	/* Optional: add the collector's metric families (metrics_int.h). */
+	int (*metrics)(struct rs_collector *c, struct rs_metrics *m);
 };
 
 struct rs_collector {
@@ -118,6 +121,9 @@ int rs_collector_keep_link_fd(struct rs_collector *c, int fd);
 
 /* Detach the links kept after the first nr_links (and nr_link_fds raw ones). */
 void rs_collector_drop_links(struct rs_collector *c, unsigned int nr_links, unsigned int nr_link_fds);
+
+/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if invalid. */
+size_t rs_utf8_len(const unsigned char *p, size_t n);
 
 /* Keep a link; on failure the link is destroyed. */
 int rs_collector_keep_link(struct rs_collector *c, struct bpf_link *link);

@@ -4,6 +4,7 @@
  * rows and "drops" slots (events.h), summed over the possible CPUs.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -30,36 +31,112 @@ uint64_t rs_collector_drops(const struct rs_collector *c, unsigned int slot)
 	return sum;
 }
 
-int rs_collector_totals(const struct rs_collector *c, rs_total_fn fn, void *ctx)
+/* Sum one key's per-CPU values (RS_TOTAL_COUNTERS each) and hand the row over. */
+static int sum_row(const struct rs_total_val *vals, int ncpu, const void *key, rs_row_fn fn,
+		   void *ctx)
 {
-	struct bpf_map *map = c->obj ? bpf_object__find_map_by_name(c->obj, "totals") : NULL;
-	int ncpu = libbpf_num_possible_cpus(), fd, err = 0;
-	struct rs_total_key key, next, *prev = NULL;
-	struct rs_total_val *vals, sum;
+	struct rs_total_val sum;
 
-	if (!map)
+	memset(&sum, 0, sizeof(sum));
+	for (int i = 0; i < ncpu; i++)
+		for (int j = 0; j < RS_TOTAL_COUNTERS; j++)
+			sum.c[j] += vals[i].c[j];
+	return fn(ctx, key, &sum);
+}
+
+#define BATCH 256
+
+/*
+ * The rows in batches of BATCH (BPF_MAP_LOOKUP_BATCH, Linux 5.6+): one
+ * system call per batch instead of two per row. 1 when the kernel has no
+ * batch lookups for this map (then the caller walks key by key).
+ */
+static int rows_batched(int fd, size_t key_size, int ncpu, rs_row_fn fn, void *ctx)
+{
+	char *keys = calloc(BATCH, key_size);
+	struct rs_total_val *vals = calloc((size_t)BATCH * ncpu, sizeof(*vals));
+	__u64 in = 0, out = 0;
+	bool first = true;
+	int err = 0;
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	for (;;) {
+		__u32 count = BATCH;
+		int ret = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &count, NULL);
+
+		if (ret && errno != ENOENT) {
+			/* Not supported here: say so on the first call, else a real error. */
+			err = first && (errno == EINVAL || errno == 524 /* ENOTSUPP */ || errno == EOPNOTSUPP) ?
+				      1 : -errno;
+			break;
+		}
+		for (__u32 i = 0; i < count && !err; i++)
+			err = sum_row(vals + (size_t)i * ncpu, ncpu, keys + i * key_size, fn, ctx);
+		if (ret || err)		/* ENOENT: that was the last batch */
+			break;
+		in = out;
+		first = false;
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
+int rs_collector_rows(const struct rs_collector *c, const char *map_name, size_t key_size,
+		      rs_row_fn fn, void *ctx)
+{
+	struct bpf_map *map = c->obj ? bpf_object__find_map_by_name(c->obj, map_name) : NULL;
+	int ncpu = libbpf_num_possible_cpus(), fd, err;
+	char key[64], next[64];
+	bool have_prev = false;
+	struct rs_total_val *vals;
+
+	if (!map || key_size > sizeof(key))
 		return -ENOENT;
 	if (ncpu <= 0)
 		return ncpu ? ncpu : -EINVAL;
 	fd = bpf_map__fd(map);
+	err = rows_batched(fd, key_size, ncpu, fn, ctx);
+	if (err != 1)
+		return err;
+	err = 0;
 	/* Per-CPU values are laid out at 8-byte strides; the value is a multiple of 8. */
 	vals = calloc(ncpu, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
+	while (!bpf_map_get_next_key(fd, have_prev ? key : NULL, next)) {
+		memcpy(key, next, key_size);
+		have_prev = true;
 		/* A row may be deleted between the two calls: skip it. */
-		if (bpf_map_lookup_elem(fd, &key, vals))
+		if (bpf_map_lookup_elem(fd, key, vals))
 			continue;
-		memset(&sum, 0, sizeof(sum));
-		for (int i = 0; i < ncpu; i++)
-			for (int j = 0; j < RS_TOTAL_COUNTERS; j++)
-				sum.c[j] += vals[i].c[j];
-		err = fn(ctx, &key, &sum);
+		err = sum_row(vals, ncpu, key, fn, ctx);
 		if (err)
 			break;
 	}
 	free(vals);
 	return err;
+}
+
+struct totals_walk {
+	rs_total_fn fn;
+	void *ctx;
+};
+
+static int total_row(void *ctx, const void *key, const struct rs_total_val *val)
+{
+	struct totals_walk *w = ctx;
+
+	return w->fn(w->ctx, key, val);
+}
+
+int rs_collector_totals(const struct rs_collector *c, rs_total_fn fn, void *ctx)
+{
+	struct totals_walk w = { fn, ctx };
+
+	return rs_collector_rows(c, "totals", sizeof(struct rs_total_key), total_row, &w);
 }

@@ -15,4 +15,12 @@ uint64_t rs_collector_drops(const struct rs_collector *c, unsigned int slot);
 typedef int (*rs_total_fn)(void *ctx, const struct rs_total_key *key, const struct rs_total_val *val);
 int rs_collector_totals(const struct rs_collector *c, rs_total_fn fn, void *ctx);
 
+/*
+ * Any per-CPU hash of c with struct rs_total_val values (key_size bytes of
+ * key, 64 at most), summed over CPUs, by batches where the kernel has them.
+ */
+typedef int (*rs_row_fn)(void *ctx, const void *key, const struct rs_total_val *val);
+int rs_collector_rows(const struct rs_collector *c, const char *map_name, size_t key_size,
+		      rs_row_fn fn, void *ctx);
+
 #endif

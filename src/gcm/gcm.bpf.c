@@ -208,6 +208,95 @@ static __always_inline struct gcm_call *call_park(void *ctx, const struct gcm_ms
 	return c;
 }
 
+/* Agent mode: aggregate in gcm_agg, queue records only for tag failures. */
+const volatile bool agent_mode = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, RS_GCM_AGG_MAX_ENTRIES);
+	__type(key, struct rs_gcm_agg_key);
+	__type(value, struct rs_total_val);
+} gcm_agg SEC(".maps");
+
+/* log2 slot as ringside_hist_slot(): 0 for 0, else the index of the top bit plus one. */
+static __always_inline __u8 log2_slot(__u64 v)
+{
+	__u8 r = 0;
+
+	if (!v)
+		return 0;
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) { r += 1; }
+	return r + 1;
+}
+
+/* This CPU's row of key, created on first use. */
+static __always_inline struct rs_total_val *agg_lookup(const struct rs_gcm_agg_key *key)
+{
+	struct rs_total_val *v = bpf_map_lookup_elem(&gcm_agg, key);
+	struct rs_total_val zero = {};
+
+	if (v)
+		return v;
+	bpf_map_update_elem(&gcm_agg, key, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&gcm_agg, key);
+}
+
+/* key's row; with the map full, the "other" row (key is changed to it). */
+static __always_inline struct rs_total_val *agg_row(struct rs_gcm_agg_key *key)
+{
+	struct rs_total_val *v = agg_lookup(key);
+
+	if (v)
+		return v;
+	__builtin_memset(key->comm, 0, sizeof(key->comm));
+	key->libdir |= RS_GCM_AGG_OTHER;
+	v = agg_lookup(key);
+	if (!v)
+		rs_count_drop_slot(RS_DROP_TOTALS);
+	return v;
+}
+
+static __always_inline void agg_slot(struct rs_gcm_agg_key *key, __u8 kind, __u64 value)
+{
+	struct rs_total_val *v;
+
+	key->kind = kind;
+	key->slot = log2_slot(value);
+	v = agg_row(key);
+	if (v)
+		v->c[0]++;
+}
+
+static __always_inline void count_agg(const struct gcm_call *c, __u8 result, __u64 latency)
+{
+	struct rs_gcm_agg_key key = {
+		.lib_id = c->lib_id,
+		.libdir = c->lib | (__u16)c->m.dir << 8,
+		.key_bits = c->m.key_bits,
+	};
+	struct rs_total_val *v;
+
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	v = agg_row(&key);
+	if (!v)
+		return;
+	v->c[RS_GCM_TOTAL_OPS]++;
+	v->c[RS_GCM_TOTAL_AAD] += c->m.aad;
+	v->c[RS_GCM_TOTAL_PAYLOAD] += c->m.payload;
+	v->c[RS_GCM_TOTAL_TAG_FAIL] += result == RS_GCM_TAG_FAIL;
+	v->c[RS_GCM_TOTAL_ERRORS] += result == RS_GCM_ERROR;
+	v->c[RS_GCM_TOTAL_UNCHECKED] += result == RS_GCM_UNCHECKED;
+	v->c[RS_GCM_TOTAL_LAT_SUM] += latency;
+	/* The histograms go with the row the counters went to (comm, or other). */
+	agg_slot(&key, RS_GCM_AGG_LATENCY, latency);
+	agg_slot(&key, RS_GCM_AGG_SIZE, c->m.payload);
+}
+
 /* The exact count of every completed message, whether or not its record fits the ring. */
 static __always_inline void count_total(const struct gcm_call *c, __u8 result, __u64 latency)
 {
@@ -268,7 +357,13 @@ static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 	struct rs_gcm_event *ev;
 	__u32 size = sizeof(*ev);
 
-	count_total(c, result, bpf_ktime_get_ns() - c->m.start_ns);
+	if (agent_mode) {
+		count_agg(c, result, bpf_ktime_get_ns() - c->m.start_ns);
+		if (result != RS_GCM_TAG_FAIL)
+			return;
+	} else {
+		count_total(c, result, bpf_ktime_get_ns() - c->m.start_ns);
+	}
 
 	if (want_stack)
 		size += RS_GCM_MAX_STACK * sizeof(__u64);

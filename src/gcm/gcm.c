@@ -18,6 +18,7 @@
 #include "gcm_libs.h"
 #include "uprobe_multi.h"
 #include "totals.h"
+#include "metrics_int.h"
 #include "ringside/gcm.h"
 #include "gcm.skel.h"
 
@@ -30,6 +31,7 @@ struct rs_gcm {
 	bool classic;		/* perf-event uprobes: asked for, or the kernel lacks uprobe_multi */
 	bool system_wide;
 	bool watch_exec;	/* system-wide: probe Go programs that start later */
+	bool aggregate;		/* agent mode: counted in gcm_agg, no records but tag failures */
 };
 
 /* ---- loading: program variants as data (variants.h) ----------------------- */
@@ -81,6 +83,7 @@ static int gcm_load(struct rs_collector *c)
 	g->skel->rodata->want_stack = g->stacks && !g->stack_window;
 	g->skel->rodata->stack_window = g->stacks ? g->stack_window : 0;
 	g->skel->rodata->watch_exec = g->watch_exec;
+	g->skel->rodata->agent_mode = g->aggregate;
 	/* Load only the programs some library needs, and what a Go program
 	 * starting later would. */
 	bpf_object__for_each_program(p, g->skel->obj) {
@@ -362,6 +365,96 @@ static int gcm_inspect(struct rs_collector *c, const struct rs_event_hdr *ev, si
 	return 1;
 }
 
+/* ---- the exposition: families by process name, library, direction, key bits */
+
+enum { FAM_OPS, FAM_PAYLOAD, FAM_AAD, FAM_TAGFAIL, FAM_ERRORS, FAM_UNCHECKED, FAM_LATENCY, FAM_SIZE,
+       NR_FAMS };
+
+struct gcm_expo {
+	struct rs_gcm *g;
+	struct rs_family *fam[NR_FAMS];
+};
+
+/* A library's path as a label: without a process's /proc/PID/root prefix. */
+static const char *path_label(const struct ringside_gcm_lib *lib)
+{
+	const char *p = lib ? lib->path : "";
+
+	if (!strncmp(p, "/proc/", 6)) {
+		const char *root = strstr(p + 6, "/root/");
+
+		if (root)
+			return root + 5;
+	}
+	return p;
+}
+
+static int expo_row(void *ctx, const void *key, const struct rs_total_val *v)
+{
+	const struct rs_gcm_agg_key *k = key;
+	struct gcm_expo *e = ctx;
+	const struct ringside_gcm_lib *lib = k->lib_id < e->g->set.nr_libs ? &e->g->set.libs[k->lib_id] : NULL;
+	char comm[RS_COMM_LEN + 1], bits[8];
+	bool other = k->libdir & RS_GCM_AGG_OTHER;
+	const char *labels[] = { comm, ringside_gcm_lib_name(k->libdir & 0xff),
+				 path_label(lib), ringside_gcm_dir_name((k->libdir >> 8) & 0x7f), bits };
+
+	snprintf(comm, sizeof(comm), "%.*s", RS_COMM_LEN, other ? "__other__" : k->comm);
+	snprintf(bits, sizeof(bits), "%u", k->key_bits);
+	switch (k->kind) {
+	case RS_GCM_AGG_COUNTERS:
+		rs_family_add(e->fam[FAM_OPS], labels, (double)v->c[RS_GCM_TOTAL_OPS]);
+		rs_family_add(e->fam[FAM_PAYLOAD], labels, (double)v->c[RS_GCM_TOTAL_PAYLOAD]);
+		rs_family_add(e->fam[FAM_AAD], labels, (double)v->c[RS_GCM_TOTAL_AAD]);
+		rs_family_add(e->fam[FAM_TAGFAIL], labels, (double)v->c[RS_GCM_TOTAL_TAG_FAIL]);
+		rs_family_add(e->fam[FAM_ERRORS], labels, (double)v->c[RS_GCM_TOTAL_ERRORS]);
+		rs_family_add(e->fam[FAM_UNCHECKED], labels, (double)v->c[RS_GCM_TOTAL_UNCHECKED]);
+		/* The histograms' sums: the slots come in their own rows. */
+		rs_family_observe(e->fam[FAM_LATENCY], labels, 0, 0, v->c[RS_GCM_TOTAL_LAT_SUM] / 1e9);
+		rs_family_observe(e->fam[FAM_SIZE], labels, 0, 0, (double)v->c[RS_GCM_TOTAL_PAYLOAD]);
+		break;
+	case RS_GCM_AGG_LATENCY:
+		rs_family_observe(e->fam[FAM_LATENCY], labels, k->slot, v->c[0], 0);
+		break;
+	case RS_GCM_AGG_SIZE:
+		rs_family_observe(e->fam[FAM_SIZE], labels, k->slot, v->c[0], 0);
+		break;
+	}
+	return 0;
+}
+
+static int gcm_metrics(struct rs_collector *c, struct rs_metrics *m)
+{
+	static const char *const labels[] = { "comm", "lib", "library", "direction", "key_bits", NULL };
+	struct gcm_expo e = { .g = c->priv };
+	int err;
+
+	if (!e.g->aggregate)
+		return 0;	/* records, not counts by process name: nothing to expose */
+	e.fam[FAM_OPS] = rs_family_new(m, "ringside_gcm_operations", RS_COUNTER, NULL,
+				       "AES-GCM messages sealed or opened.", labels, 1);
+	e.fam[FAM_PAYLOAD] = rs_family_new(m, "ringside_gcm_payload_bytes", RS_COUNTER, "bytes",
+					   "Payload bytes of AES-GCM messages (an open's tag excluded).",
+					   labels, 1);
+	e.fam[FAM_AAD] = rs_family_new(m, "ringside_gcm_aad_bytes", RS_COUNTER, "bytes",
+				       "Additional authenticated data bytes of AES-GCM messages.", labels, 1);
+	e.fam[FAM_TAGFAIL] = rs_family_new(m, "ringside_gcm_tag_failures", RS_COUNTER, NULL,
+					   "Opens whose tag did not verify.", labels, 1);
+	e.fam[FAM_ERRORS] = rs_family_new(m, "ringside_gcm_errors", RS_COUNTER, NULL,
+					  "Messages the library ended with another error.", labels, 1);
+	e.fam[FAM_UNCHECKED] = rs_family_new(m, "ringside_gcm_unchecked_opens", RS_COUNTER, NULL,
+					     "Opens whose tag the application compares itself.", labels, 1);
+	e.fam[FAM_LATENCY] = rs_family_new(m, "ringside_gcm_operation_duration_seconds", RS_HISTOGRAM,
+					   "seconds", "Time from a message's start to its end.", labels,
+					   1e-9);
+	e.fam[FAM_SIZE] = rs_family_new(m, "ringside_gcm_message_size_bytes", RS_HISTOGRAM, "bytes",
+					"Payload bytes per message.", labels, 1);
+	err = rs_collector_rows(c, "gcm_agg", sizeof(struct rs_gcm_agg_key), expo_row, &e);
+	for (int i = 0; i < NR_FAMS; i++)
+		rs_family_end(e.fam[i]);
+	return err;
+}
+
 const struct rs_collector_ops rs_gcm_ops = {
 	.name = "gcm",
 	.parts = gcm_parts,
@@ -371,6 +464,7 @@ const struct rs_collector_ops rs_gcm_ops = {
 	.inspect = gcm_inspect,
 	.destroy = gcm_destroy,
 	.release = gcm_release,
+	.metrics = gcm_metrics,
 };
 
 int ringside_session_enable_gcm(struct ringside_session *s, const struct ringside_gcm_opts *opts)
@@ -384,6 +478,8 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 		g->stacks = opts->stacks;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, perf_uprobes) + sizeof(bool))
 		g->perf_uprobes = opts->perf_uprobes;
+	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, aggregate) + sizeof(bool))
+		g->aggregate = opts->aggregate;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, stack_window) + sizeof(unsigned int))
 		g->stack_window = opts->stack_window > RS_STACK_WINDOW_MAX ? RS_STACK_WINDOW_MAX :
 				  (opts->stack_window + RS_STACK_PAGE - 1) & ~(RS_STACK_PAGE - 1u);

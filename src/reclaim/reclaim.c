@@ -16,12 +16,22 @@
 #include "ksyms.h"
 #include "memcg_io.h"
 #include "totals.h"
+#include "metrics_int.h"
 #include "ringside/reclaim.h"
 #include "reclaim.skel.h"
+
+#define MAX_CG_NAMES 1024
+
+struct cg_name {
+	uint64_t id;
+	char path[256];
+};
 
 struct rs_reclaim {
 	struct reclaim_bpf *skel;
 	uint64_t target_id;		/* --target-cgroup's kernfs id; 0: any */
+	struct cg_name *names;		/* cgroup paths by id, for metric labels */
+	unsigned int nr_names;
 	struct rs_ksyms *ksyms;
 };
 
@@ -113,7 +123,78 @@ static void reclaim_release(struct rs_collector *c)
 	struct rs_reclaim *r = c->priv;
 
 	rs_ksyms_free(r->ksyms);
+	free(r->names);
 	free(r);
+}
+
+/* ---- the exposition: families by target cgroup --------------------------- */
+
+/* A cgroup's path by its id, looked up once (a walk of the hierarchy). */
+static const char *cg_path(struct rs_reclaim *r, uint64_t id)
+{
+	static char fallback[32];
+
+	for (unsigned int i = 0; i < r->nr_names; i++)
+		if (r->names[i].id == id)
+			return r->names[i].path;
+	if (!r->names)
+		r->names = calloc(MAX_CG_NAMES, sizeof(*r->names));
+	if (r->names && r->nr_names < MAX_CG_NAMES) {
+		struct cg_name *n = &r->names[r->nr_names];
+
+		if (!ringside_memcg_path(id, n->path, sizeof(n->path))) {
+			n->id = id;
+			r->nr_names++;
+			return n->path;
+		}
+	}
+	snprintf(fallback, sizeof(fallback), "cgroup-id:%llu", (unsigned long long)id);
+	return fallback;
+}
+
+enum { RF_CALLS, RF_FAILED, RF_RECLAIMED, RF_SCANNED, RF_SECONDS, NR_RF };
+
+struct reclaim_expo {
+	struct rs_reclaim *r;
+	struct rs_family *fam[NR_RF];
+};
+
+static int reclaim_expo_row(void *ctx, const struct rs_total_key *k, const struct rs_total_val *v)
+{
+	struct reclaim_expo *e = ctx;
+	const char *path = cg_path(e->r, (uint64_t)k->k2 << 32 | k->k1);
+	const char *one[] = { path }, *anon[] = { path, "anon" }, *file[] = { path, "file" };
+
+	rs_family_add(e->fam[RF_CALLS], one, (double)v->c[RS_RECLAIM_TOTAL_CALLS]);
+	rs_family_add(e->fam[RF_FAILED], one, (double)v->c[RS_RECLAIM_TOTAL_FAILED]);
+	rs_family_add(e->fam[RF_RECLAIMED], anon, (double)v->c[RS_RECLAIM_TOTAL_RECLAIMED_ANON] * 4096);
+	rs_family_add(e->fam[RF_RECLAIMED], file, (double)v->c[RS_RECLAIM_TOTAL_RECLAIMED_FILE] * 4096);
+	rs_family_add(e->fam[RF_SCANNED], anon, (double)v->c[RS_RECLAIM_TOTAL_SCANNED_ANON]);
+	rs_family_add(e->fam[RF_SCANNED], file, (double)v->c[RS_RECLAIM_TOTAL_SCANNED_FILE]);
+	rs_family_add(e->fam[RF_SECONDS], one, v->c[RS_RECLAIM_TOTAL_NS] / 1e9);
+	return 0;
+}
+
+static int reclaim_metrics(struct rs_collector *c, struct rs_metrics *m)
+{
+	static const char *const cg[] = { "cgroup", NULL }, *const cg_type[] = { "cgroup", "type", NULL };
+	struct reclaim_expo e = { .r = c->priv };
+	int err;
+
+	e.fam[RF_CALLS] = rs_family_new(m, "ringside_reclaim_invocations", RS_COUNTER, NULL,
+					"Reclaim invocations by the memory cgroup reclaimed.", cg, 1);
+	e.fam[RF_FAILED] = rs_family_new(m, "ringside_reclaim_failures", RS_COUNTER, NULL,
+					 "memory.reclaim or limit writes that returned an error.", cg, 1);
+	e.fam[RF_RECLAIMED] = rs_family_new(m, "ringside_reclaim_reclaimed_bytes", RS_COUNTER, "bytes",
+					    "Bytes reclaimed, by LRU type.", cg_type, 1);
+	e.fam[RF_SCANNED] = rs_family_new(m, "ringside_reclaim_scanned_pages", RS_COUNTER, NULL,
+					  "Pages scanned, by LRU type.", cg_type, 1);
+	e.fam[RF_SECONDS] = rs_family_new(m, "ringside_reclaim_duration_seconds", RS_COUNTER, "seconds",
+					  "Time spent in reclaim.", cg, 1);
+	err = rs_collector_totals(c, reclaim_expo_row, &e);
+	for (int i = 0; i < NR_RF; i++)
+		rs_family_end(e.fam[i]);
+	return err;
 }
 
 const struct rs_collector_ops rs_reclaim_ops = {
@@ -124,6 +205,7 @@ const struct rs_collector_ops rs_reclaim_ops = {
 	.attach = reclaim_attach,
 	.destroy = reclaim_destroy,
 	.release = reclaim_release,
+	.metrics = reclaim_metrics,
 };
 
 struct reclaim_totals_walk {

@@ -16,14 +16,14 @@ err=$("$RINGSIDE" features --bogus 2>&1); rc=$?
 err=$("$RINGSIDE" 2>&1); rc=$?
 [ "$rc" = 2 ] && pass no_command || fail no_command "rc=$rc"
 
-for cmd in features maps sym gcm btrfs reclaim cleanup; do
+for cmd in features maps sym gcm btrfs reclaim agent cleanup; do
 	out=$("$RINGSIDE" $cmd --help) && grep -q "^Usage: ringside $cmd" <<<"$out" &&
 		pass "help_$cmd" || fail "help_$cmd" "no usage"
 done
 # One option, one meaning: no --help lists an option twice.
-for cmd in features maps sym gcm btrfs reclaim cleanup "reclaim profile"; do
+for cmd in features maps sym gcm btrfs reclaim agent cleanup "reclaim profile"; do
 	# shellcheck disable=SC2086
-	twice=$("$RINGSIDE" $cmd --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z-]+' | sed 's/.*--/--/' | sort | uniq -d)
+	twice=$("$RINGSIDE" $cmd --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z][a-z.-]+' | sed 's/.*--/--/' | sort | uniq -d)
 	[ -z "$twice" ] && pass "help_options_once_${cmd// /_}" || fail "help_options_once_${cmd// /_}" "listed twice: $twice"
 done
 
@@ -37,7 +37,7 @@ for c in $cmds; do grep -q "^\.SS \"*$c" man/ringside.1 || missing="$missing $c"
 # by the hidden --list-options) is in its --help, and in its man page section
 # or the man page's COMMON OPTIONS; and every option --help shows is in the
 # table (a documented option that does not parse fails here).
-for cmd in features maps sym gcm btrfs "btrfs threshold" reclaim "reclaim profile"; do
+for cmd in features maps sym gcm btrfs "btrfs threshold" reclaim "reclaim profile" agent; do
 	name=${cmd// /_}
 	# shellcheck disable=SC2086
 	table=$("$RINGSIDE" $cmd --list-options | grep -vx -- '--help')
@@ -53,7 +53,7 @@ for cmd in features maps sym gcm btrfs "btrfs threshold" reclaim "reclaim profil
 		grep -qE -- "(^|[^a-z-])$o([^a-z-]|$)" <<<"$help" || missing_help="$missing_help $o"
 		grep -qE -- "(^|[^a-z-])$o([^a-z-]|$)" <<<"$section" || missing_man="$missing_man $o"
 	done
-	for o in $(grep -oE -- '^ +(-[a-zA-Z], )?--[a-z][a-z-]+' <<<"$help" | sed 's/.*--/--/' | sort -u); do
+	for o in $(grep -oE -- '^ +(-[a-zA-Z], )?--[a-z][a-z.-]+' <<<"$help" | sed 's/.*--/--/' | sort -u); do
 		grep -qx -- "$o" <<<"$table"$'\n--help' || undocumented="$undocumented $o"
 	done
 	[ -z "$missing_help$missing_man$undocumented" ] && pass "options_in_step_$name" ||

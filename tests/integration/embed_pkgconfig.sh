@@ -11,10 +11,13 @@ if ! make -s install OUT="$OUT" PREFIX=/usr DESTDIR="$stage" >"$stage/log" 2>&1;
 fi
 pass install
 for f in usr/bin/ringside usr/lib/libringside.a usr/lib/libringside.so.0 usr/include/ringside/ringside.h \
-	usr/include/ringside/events.h usr/lib/pkgconfig/ringside.pc usr/share/man/man1/ringside.1; do
+	usr/include/ringside/events.h usr/include/ringside/metrics.h usr/include/ringside/json.h \
+	usr/lib/pkgconfig/ringside.pc usr/share/man/man1/ringside.1 usr/lib/systemd/system/ringside.service; do
 	[ -e "$stage/$f" ] || { fail install_layout "missing $f"; exit 0; }
 done
 pass install_layout
+grep -q '^ExecStart=/usr/bin/ringside agent' "$stage/usr/lib/systemd/system/ringside.service" &&
+	pass install_systemd_unit_path || fail install_systemd_unit_path "$(grep ExecStart "$stage/usr/lib/systemd/system/ringside.service")"
 # The shared library's ABI is its ringside_* functions: nothing else exported.
 others=$(nm -D --defined-only "$stage/usr/lib/libringside.so.0" | awk '$3 !~ /^ringside_/ { print $3 }')
 [ -z "$others" ] && pass so_exports_only_ringside ||

@@ -4,17 +4,10 @@
 . "$(dirname "$0")/../lib.sh"
 need_root reclaim || exit 0
 
-own=$(awk -F: '$2 == "memory" {print $3}' /proc/self/cgroup)
-root=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ {print $2; exit}' /proc/mounts)
-if [ -z "$root" ]; then
-	own=$(awk -F: '$1 == "0" {print $3}' /proc/self/cgroup)
-	root=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
-	grep -qw memory "$root$own/cgroup.controllers" 2>/dev/null ||
-		{ skip reclaim "no memory controller on v1 or v2 here"; exit 0; }
-	v2=1
-fi
+memcg_parent || { skip reclaim "no memory controller on v1 or v2 here"; exit 0; }
+v2=$memcg_v2
 tmp=$(mktemp -d)
-cg=$root$own/ringside-reclaim-$$
+cg=$memcg_dir/ringside-reclaim-$$
 rs= rs_task=
 zram_before=$(ls /sys/block | grep -c '^zram')
 swaps_before=$(wc -l </proc/swaps)

@@ -154,6 +154,7 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
 
 /* Subcommands. */
 int cmd_features(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
 int cmd_gcm(int argc, char **argv);
 int cmd_btrfs(int argc, char **argv);
 int cmd_reclaim(int argc, char **argv);

@@ -15,6 +15,7 @@ static const char main_usage[] =
 	"  reclaim    trace memory reclaim (memcg and global); profile swappiness\n"
 	"  maps       dump a process's mappings (PROCMAP_QUERY) with build IDs\n"
 	"  sym        symbolize addresses of a process\n"
+	"  agent      serve the collectors' counts as Prometheus metrics\n"
 	"  cleanup    undo what killed runs left changed (zram, cgroup settings)\n"
 	"\n"
 	"Run 'ringside COMMAND --help' for a command's options; see ringside(1).\n"
@@ -34,6 +35,7 @@ int main(int argc, char **argv)
 		{ "reclaim", cmd_reclaim },
 		{ "maps", cmd_maps },
 		{ "sym", cmd_sym },
+		{ "agent", cmd_agent },
 		{ "cleanup", cmd_cleanup },
 	};
 

@@ -1,0 +1,209 @@
+#!/bin/bash
+# `ringside agent` scraped by a real Prometheus (Debian's, its own scratch
+# storage, 1 s scrape interval) over TLS with basic auth, while the test
+# workload does a known AES-GCM schedule and a memory cgroup this test made
+# is emptied with force_empty: the counts Prometheus stores equal the
+# workload's own, histogram counts equal operation counts; every scrape
+# passes promtool in the text format and Prometheus's OpenMetrics parser;
+# wrong credentials, plain HTTP and bad start-up input are refused; label
+# sets past --max-series fold into __other__ with the excess counted.
+. "$(dirname "$0")/../lib.sh"
+need_root agent || exit 0
+command -v prometheus >/dev/null && command -v promtool >/dev/null ||
+	{ skip agent "prometheus missing (make check installs it)"; exit 0; }
+tmp=$(mktemp -d)
+ag= ag2= prom= cg=
+cleanup() {
+	kill $ag $ag2 $prom 2>/dev/null
+	wait 2>/dev/null
+	[ -n "$cg" ] && remove_scratch_cgroup "$cg"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+links_before=$(bpf_links)
+
+# TLS and a bcrypt user, as exporter-toolkit's web config has them.
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
+	-subj /CN=localhost >/dev/null 2>&1
+hash=$(python3 -W ignore -c 'import crypt; print(crypt.crypt("s3cret", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=16)))')
+printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\nbasic_auth_users:\n  scraper: "%s"\n' \
+	"$hash" >"$tmp/web.yml"
+
+port=$(free_port)
+"$RINGSIDE" agent --web.listen-address "127.0.0.1:$port" --web.config.file "$tmp/web.yml" \
+	>"$tmp/agent.out" 2>"$tmp/agent.err" & ag=$!
+wait_for "$tmp/agent.err" '^ringside: serving https (basic auth)' 120 ||
+	{ fail agent_starts "$(tail -3 "$tmp/agent.err")"; exit 0; }
+pass agent_starts
+url=https://127.0.0.1:$port
+
+# Auth and TLS.
+code() { curl -sk -o /dev/null -w '%{http_code}' "$@"; }
+[ "$(code -u scraper:wrong "$url/metrics")" = 401 ] && pass agent_wrong_password_401 ||
+	fail agent_wrong_password_401 "$(code -u scraper:wrong "$url/metrics")"
+[ "$(code "$url/metrics")" = 401 ] && pass agent_no_credentials_401 || fail agent_no_credentials_401 "not refused"
+[ "$(code -u scraper:s3cret "$url/metrics")" = 200 ] && pass agent_right_password_200 ||
+	fail agent_right_password_200 "$(code -u scraper:s3cret "$url/metrics")"
+curl -s -o /dev/null "http://127.0.0.1:$port/metrics" && fail agent_plain_http_refused "answered" ||
+	pass agent_plain_http_refused
+[ "$(code -u scraper:s3cret "$url/-/healthy")" = 200 ] && [ "$(code -u scraper:s3cret "$url/-/ready")" = 200 ] &&
+	[ "$(code -u scraper:s3cret "$url/")" = 200 ] && [ "$(code -u scraper:s3cret "$url/nope")" = 404 ] &&
+	pass agent_endpoints || fail agent_endpoints "healthy/ready/landing/404"
+
+# Prometheus scraping it every second.
+pport=$(free_port)
+cat >"$tmp/prom.yml" <<EOF
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: ringside
+    scheme: https
+    tls_config: { insecure_skip_verify: true }
+    basic_auth: { username: scraper, password: s3cret }
+    static_configs: [ { targets: ["127.0.0.1:$port"] } ]
+EOF
+prometheus --config.file="$tmp/prom.yml" --storage.tsdb.path="$tmp/tsdb" \
+	--web.listen-address="127.0.0.1:$pport" >"$tmp/prom.log" 2>&1 & prom=$!
+# query EXPR: the sum of its result vector, or "none".
+query() {
+	curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1" | python3 -c '
+import json, sys
+try:
+    r = json.load(sys.stdin)["data"]["result"]
+    print(int(sum(float(x["value"][1]) for x in r)) if r else "none")
+except Exception:
+    print("none")'
+}
+# until_query EXPR WANT: wait (120 s at most) for Prometheus to hold WANT.
+until_query() {
+	local i
+	for ((i = 0; i < 1200; i++)); do
+		[ "$(query "$1")" = "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+until_query 'up{job="ringside"}' 1 && pass agent_scraped_up ||
+	{ fail agent_scraped_up "$(grep -i 'err' "$tmp/prom.log" | tail -2)"; exit 0; }
+
+# The schedule, and force_empty on a scratch memory cgroup holding page cache.
+"$RS_PROGS/gcm_workload" --rounds 1 >"$tmp/expect" 2>"$tmp/wl.err" ||
+	fail agent_workload "$(tail -2 "$tmp/wl.err")"
+if memcg_parent && [ -z "$memcg_v2" ]; then
+	cg=$memcg_dir/ringside-agent-$$
+	mkdir "$cg"
+	sh -c 'echo $$ >"$1/cgroup.procs"; dd if=/dev/zero of="$2" bs=1M count=16 status=none' sh "$cg" "$tmp/cache"
+	echo 0 >"$cg/memory.force_empty"
+fi
+read -r want_ops want_tagfail <<<"$(awk '/^expect/ { for (i = 5; i <= NF; i++) {
+	if ($i ~ /^ops=/) o += substr($i, 5); if ($i ~ /^tagfail=/) t += substr($i, 9) } }
+	END { print o, t }' "$tmp/expect")"
+sel='comm="gcm_workload"'
+until_query "sum(ringside_gcm_operations_total{$sel})" "$want_ops" &&
+	pass "agent_prometheus_gcm_operations ($want_ops)" ||
+	fail agent_prometheus_gcm_operations "want $want_ops, Prometheus has $(query "sum(ringside_gcm_operations_total{$sel})")"
+until_query "sum(ringside_gcm_tag_failures_total{$sel})" "$want_tagfail" &&
+	pass "agent_prometheus_gcm_tag_failures ($want_tagfail)" ||
+	fail agent_prometheus_gcm_tag_failures "want $want_tagfail, has $(query "sum(ringside_gcm_tag_failures_total{$sel})")"
+until_query "sum(ringside_gcm_operation_duration_seconds_count{$sel})" "$want_ops" &&
+	until_query "sum(ringside_gcm_message_size_bytes_count{$sel})" "$want_ops" &&
+	pass agent_prometheus_histogram_counts_equal_ops ||
+	fail agent_prometheus_histogram_counts_equal_ops "$(query "sum(ringside_gcm_operation_duration_seconds_count{$sel})")"
+# Per library, direction and key size, as the workload tallied them.
+python3 - "$tmp/expect" "http://127.0.0.1:$pport" <<'PY'
+import collections, json, sys, urllib.parse, urllib.request
+want = collections.Counter()
+for l in open(sys.argv[1]):
+    f = l.split()
+    if f and f[0] == "expect":
+        lib = "openssl" if f[1] == "tls" else f[1]
+        kv = dict(x.split("=") for x in f[4:])
+        want[(lib, f[2], f[3])] += int(kv["ops"])
+q = urllib.parse.urlencode({"query": 'sum by (lib, direction, key_bits) (ringside_gcm_operations_total{comm="gcm_workload"})'})
+res = json.load(urllib.request.urlopen(sys.argv[2] + "/api/v1/query?" + q))["data"]["result"]
+got = {(r["metric"]["lib"], r["metric"]["direction"], r["metric"]["key_bits"]): int(float(r["value"][1])) for r in res}
+print(("PASS agent_prometheus_gcm_by_labels (%d series)" % len(got)) if got == dict(want) else
+      "FAIL agent_prometheus_gcm_by_labels: want %s got %s" % (dict(want), got))
+PY
+if [ -n "$cg" ]; then
+	until_query "sum(ringside_reclaim_invocations_total{cgroup=\"$cg\"})" 1 &&
+		pass agent_prometheus_reclaim_invocation || fail agent_prometheus_reclaim_invocation \
+		"$(query "sum(ringside_reclaim_invocations_total{cgroup=\"$cg\"})")"
+fi
+[ "$(query 'ringside_collector_up{collector="gcm"}')" = 1 ] && pass agent_collector_up ||
+	fail agent_collector_up "$(query 'ringside_collector_up')"
+
+# Both formats: promtool lints the text one; Prometheus itself parsed the
+# OpenMetrics one it asks for first (up == 1 above); it ends with # EOF.
+curl -sk -u scraper:s3cret "$url/metrics" >"$tmp/text.prom"
+promtool check metrics <"$tmp/text.prom" >"$tmp/lint" 2>&1 && pass agent_promtool_text ||
+	fail agent_promtool_text "$(head -3 "$tmp/lint")"
+curl -sk -u scraper:s3cret -H 'Accept: application/openmetrics-text; version=1.0.0' "$url/metrics" -D "$tmp/om.hdr" >"$tmp/om.prom"
+grep -qi '^content-type: application/openmetrics-text' "$tmp/om.hdr" && [ "$(tail -1 "$tmp/om.prom")" = "# EOF" ] &&
+	grep -q '^ringside_gcm_operations_total{' "$tmp/om.prom" && pass agent_openmetrics_format ||
+	fail agent_openmetrics_format "$(tail -2 "$tmp/om.prom")"
+grep -q "scrape.*error\|Error on ingesting" "$tmp/prom.log" && fail agent_prometheus_ingests "$(grep -m2 'error' "$tmp/prom.log")" ||
+	pass agent_prometheus_ingests
+
+kill $prom; wait $prom 2>/dev/null; prom=
+kill -TERM $ag; wait $ag; rc=$?; ag=
+[ "$rc" = 0 ] && pass agent_stops_on_sigterm || fail agent_stops_on_sigterm "exit $rc"
+
+# Cardinality: 150 process names, 100 label sets kept per metric, the rest
+# folded into __other__ and counted; no operation lost.
+port2=$(free_port)
+"$RINGSIDE" agent --web.listen-address "127.0.0.1:$port2" --max-series 100 --no-collector.reclaim \
+	>/dev/null 2>"$tmp/agent2.err" & ag2=$!
+wait_for "$tmp/agent2.err" '^ringside: serving' 120 || fail agent_cardinality_starts "$(tail -2 "$tmp/agent2.err")"
+mkdir "$tmp/names"
+for i in $(seq 150); do
+	ln -s "$RS_PROGS/gcm_workload" "$tmp/names/card$i"
+	"$tmp/names/card$i" --rounds 1 --only openssl >>"$tmp/card.expect" 2>/dev/null
+done
+curl -s "http://127.0.0.1:$port2/metrics" >"$tmp/card.prom"
+python3 - "$tmp/card.prom" "$tmp/card.expect" <<'PY'
+import re, sys
+ops, kept, dropped = 0, 0, None
+for l in open(sys.argv[1]):
+    m = re.match(r'ringside_gcm_operations_total\{comm="(card\d+|__other__)".* (\d+)$', l)
+    if m:
+        ops += int(m.group(2))
+        kept += 1
+    m = re.match(r'ringside_series_dropped_total\{metric="ringside_gcm_operations"\} (\d+)', l)
+    if m:
+        dropped = int(m.group(1))
+want = sum(int(x[4:]) for l in open(sys.argv[2]) if l.startswith("expect") for x in l.split() if x.startswith("ops="))
+sets = sum(1 for l in open(sys.argv[2]) if l.startswith("expect"))  # one label set per expect line
+ok = kept == 101 and dropped == sets - 100 and ops == want
+print(("PASS agent_cardinality_capped (%d label sets, 100 kept, %d folded)" % (sets, dropped)) if ok else
+      "FAIL agent_cardinality_capped: %d series, dropped %s of %d sets, ops %d of %d" % (kept, dropped, sets, ops, want))
+PY
+kill -TERM $ag2; wait $ag2; ag2=
+
+# Bad start-up input: one line, non-zero, nothing attached.
+bad() {	# NAME PATTERN ARGS...
+	local name=$1 pat=$2; shift 2
+	timeout 120 "$RINGSIDE" agent "$@" >/dev/null 2>"$tmp/bad.err"; local rc=$?
+	[ "$rc" != 0 ] && [ "$(grep -vc '^$' "$tmp/bad.err")" = 1 ] && grep -q -e "$pat" "$tmp/bad.err" &&
+		pass "agent_bad_$name" || fail "agent_bad_$name" "rc=$rc: $(head -3 "$tmp/bad.err")"
+}
+printf 'tls_server_config: [unclosed\n' >"$tmp/malformed.yml"
+bad malformed_config "malformed.yml: line" --web.config.file "$tmp/malformed.yml"
+printf 'tls_server_config:\n  cert_file: nope.pem\n  key_file: key.pem\n' >"$tmp/nocert.yml"
+bad unreadable_cert "nope.pem: No such file" --web.config.file "$tmp/nocert.yml"
+printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n  client_ca_file: ca.pem\n' >"$tmp/unsupported.yml"
+bad unsupported_key "client_ca_file is not supported" --web.config.file "$tmp/unsupported.yml"
+busy=$(free_port)
+python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen()
+open(sys.argv[2], "w").write("listening\n")
+time.sleep(120)' "$busy" "$tmp/busy" & holder=$!
+wait_for "$tmp/busy" listening 30
+bad port_in_use "cannot listen on 127.0.0.1:$busy" --web.listen-address "127.0.0.1:$busy"
+kill $holder; wait $holder 2>/dev/null
+bad unknown_collector "unknown option '--collector.foo'" --collector.foo
+bad bad_address "--web.listen-address nonsense" --web.listen-address nonsense
+
+[ "$(bpf_links)" = "$links_before" ] && pass agent_nothing_left_attached ||
+	fail agent_nothing_left_attached "links before $links_before, after $(bpf_links)"
