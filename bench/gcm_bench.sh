@@ -1,8 +1,11 @@
 #!/bin/bash
 # GCM tracing overhead: ops/s of an OpenSSL seal loop (IV, AAD, data, tag per
-# message) untraced, traced by `ringside gcm`, and traced by an equivalent
-# bpftrace script (same probe points, entry+return, same facts: count,
-# direction, bytes, latency, result), in one run. Ratios are to untraced.
+# message) untraced, traced by `ringside gcm` (a record per message), by
+# `ringside agent` (counted in the kernel, nothing per message crosses the
+# ring), by an equivalent bpftrace script (same probe points, entry+return,
+# same facts: count, direction, bytes, latency, result) and by a bpftrace
+# entry-only counter (@[comm] = count() on setiv and finish), in one run.
+# Ratios are to untraced.
 set -u
 OUT=${OUT:-build}
 RINGSIDE=${RINGSIDE:-$OUT/ringside}
@@ -30,11 +33,15 @@ uretprobe:$LIB:CRYPTO_gcm128_finish /@ctx[tid]/ {
 }
 BT
 
+cat >"$tmp/count.bt" <<BT
+uprobe:$LIB:CRYPTO_gcm128_setiv, uprobe:$LIB:CRYPTO_gcm128_finish /comm == "gcm_workload"/ { @[comm] = count(); }
+BT
+
 wait_for() { for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
 run_loop() { "$LOOP" --seal-loop "$1" "$SECS"; }
 
 # Tracers run once across all sizes, so their start-up is not measured.
-declare -A base rs bt
+declare -A base rs bt ag btc
 for size in 16 64 1024 16384; do base[$size]=$(run_loop $size); done
 
 "$RINGSIDE" gcm --lib "$LIB" --comm gcm_workload --interval 1000 >"$tmp/rs.out" 2>"$tmp/rs.err" &
@@ -43,17 +50,39 @@ wait_for "$tmp/rs.err" 'tracing AES-GCM' || { echo "gcm_bench: ringside did not 
 for size in 16 64 1024 16384; do rs[$size]=$(run_loop $size); done
 kill -INT $rs_pid; wait $rs_pid
 
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$RINGSIDE" agent --no-collector.reclaim --comm gcm_workload --web.listen-address "127.0.0.1:$port" \
+	>/dev/null 2>"$tmp/ag.err" &
+ag_pid=$!
+wait_for "$tmp/ag.err" 'serving' || { echo "gcm_bench: agent did not start"; cat "$tmp/ag.err"; exit 1; }
+for size in 16 64 1024 16384; do ag[$size]=$(run_loop $size); done
+ag_ops=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^ringside_gcm_operations_total/ {s += $NF} END {print s + 0}')
+kill -TERM $ag_pid; wait $ag_pid
+
 bpftrace "$tmp/gcm.bt" >"$tmp/bt.out" 2>&1 &
 bt_pid=$!
 wait_for "$tmp/bt.out" 'Attaching' && sleep 1
 for size in 16 64 1024 16384; do bt[$size]=$(run_loop $size); done
 kill -INT $bt_pid; wait $bt_pid
 
-printf '%-8s %12s %12s %12s %9s %9s %14s\n' size untraced ringside bpftrace rs_ratio bt_ratio rs_ns_per_op
+bpftrace "$tmp/count.bt" >"$tmp/btc.out" 2>&1 &
+btc_pid=$!
+wait_for "$tmp/btc.out" 'Attaching' && sleep 1
+for size in 16 64 1024 16384; do btc[$size]=$(run_loop $size); done
+kill -INT $btc_pid; wait $btc_pid
+
+printf '%-8s %11s %11s %11s %11s %11s %8s %8s %8s %8s\n' size untraced ringside agent bpftrace bt_count \
+	rs_ratio ag_ratio bt_ratio btc_ratio
 for size in 16 64 1024 16384; do
-	awk -v s=$size -v b=${base[$size]} -v r=${rs[$size]} -v t=${bt[$size]} 'BEGIN {
-		printf "%-8s %12.0f %12.0f %12.0f %9.3f %9.3f %14.0f\n", s, b, r, t, r / b, t / b,
-			1e9 / r - 1e9 / b }'
+	awk -v s=$size -v b=${base[$size]} -v r=${rs[$size]} -v a=${ag[$size]} -v t=${bt[$size]} \
+		-v c=${btc[$size]} 'BEGIN {
+		printf "%-8s %11.0f %11.0f %11.0f %11.0f %11.0f %8.3f %8.3f %8.3f %8.3f\n", s, b, r, a, t, c,
+			r / b, a / b, t / b, c / b }'
 done
+echo "added ns per message at 16 B: ringside $(awk -v b=${base[16]} -v r=${rs[16]} 'BEGIN{printf "%.0f", 1e9/r-1e9/b}')," \
+	"agent $(awk -v b=${base[16]} -v r=${ag[16]} 'BEGIN{printf "%.0f", 1e9/r-1e9/b}')," \
+	"bpftrace $(awk -v b=${base[16]} -v r=${bt[16]} 'BEGIN{printf "%.0f", 1e9/r-1e9/b}')," \
+	"bpftrace count $(awk -v b=${base[16]} -v r=${btc[16]} 'BEGIN{printf "%.0f", 1e9/r-1e9/b}')"
+echo "the agent counted $ag_ops messages (its own /metrics)"
 ops=$(awk '/openssl/ && /seal/ {s += $6} END {print s + 0}' "$tmp/rs.out")
 echo "ringside counted $ops seals while tracing (summary rows of its own output)"

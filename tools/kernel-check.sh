@@ -80,7 +80,9 @@ initramfs() {
 	mkdir -p "$dir/bin"
 	cp "$(command -v busybox)" "$dir/bin/busybox"
 	ln -s busybox "$dir/bin/sh"	# /init's interpreter; it installs the rest
-	$static -o "$dir/bin/ringside" "$root/$OUT"/cli/*.o "$root/$OUT/libringside.a" \
+	# Without the agent (its HTTP server has no static GnuTLS to link).
+	$static -o "$dir/bin/ringside" $(ls "$root/$OUT"/cli/*.o | grep -v -e /cmd_agent.o -e /web_config.o) \
+		"$root/kernel/agent_absent.c" "$root/$OUT/libringside.a" \
 		-lbpf -ldw -lelf -lcapstone -lz -llzma -lbz2 -lzstd -lm 2>"$work/static.log" || { cat "$work/static.log"; die "static link failed"; }
 	$static -o "$dir/bin/procmap_check" "$root/tests/progs/procmap_check.c"
 	$static -mno-red-zone -o "$dir/bin/uretprobe_check" "$root/tests/progs/uretprobe_check.c"

@@ -211,7 +211,13 @@ static int calibrate(int lib_fd, struct cal_reply *r)
 	void *lib;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", lib_fd);
-	lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	/*
+	 * A namespace of its own: GnuTLS picks its backend (and reads
+	 * GNUTLS_CPUID_OVERRIDE) in its constructor, so a copy the process
+	 * already has (the CLI's HTTP server links it; so may an embedding
+	 * program) must not be the one asked.
+	 */
+	lib = dlmopen(LM_ID_NEWLM, path, RTLD_NOW | RTLD_LOCAL);
 	if (!lib)
 		return fail(r, ENOEXEC, "cannot load it: %s", dlerror());
 	init = (aead_init_fn)dlsym(lib, "gnutls_aead_cipher_init");
