@@ -23,6 +23,12 @@ struct ringside_reclaim_opts {
 	 * otherwise; global reclaim then is left out. NULL: any.
 	 */
 	const char *target_cgroup;
+	/*
+	 * Also aggregate each record by reclaimed cgroup and trigger: a
+	 * duration histogram and the swappiness of the last request, for the
+	 * exposition (metrics.h).
+	 */
+	bool aggregate;
 };
 
 /*
@@ -34,6 +40,15 @@ int ringside_session_enable_reclaim(struct ringside_session *s,
 				    const struct ringside_reclaim_opts *opts);
 
 /* What asked for this reclaim (enum rs_reclaim_trigger), from its kernel stack. */
+/*
+ * The swappiness a record's request asked for: the write's "swappiness="
+ * key (memory.reclaim), else the kernel's own argument where fentry saw it;
+ * -1 when neither says. *bytes (may be NULL) gets the bytes a memory.reclaim
+ * write asked for, or the limit a limit write set (0 if none).
+ */
+int ringside_reclaim_request_swappiness(const struct rs_reclaim_event *e, unsigned int trigger,
+					uint64_t *bytes);
+
 unsigned int ringside_reclaim_trigger(const struct ringside_session *s,
 				      const struct rs_reclaim_event *ev);
 const char *ringside_reclaim_trigger_name(unsigned int trigger);

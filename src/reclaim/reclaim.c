@@ -21,6 +21,16 @@
 #include "reclaim.skel.h"
 
 #define MAX_CG_NAMES 1024
+#define MAX_AGG 4096
+
+/* Records of one reclaimed cgroup and trigger; id 0, trigger ~0: the rest past MAX_AGG. */
+struct trig_agg {
+	uint64_t cgroup_id;
+	unsigned int trigger;
+	int swappiness;			/* in force at the last request */
+	uint64_t slots[RINGSIDE_HIST_SLOTS];	/* duration, log2 ns */
+	uint64_t sum_ns;
+};
 
 struct cg_name {
 	uint64_t id;
@@ -32,6 +42,9 @@ struct rs_reclaim {
 	uint64_t target_id;		/* --target-cgroup's kernfs id; 0: any */
 	struct cg_name *names;		/* cgroup paths by id, for metric labels */
 	unsigned int nr_names;
+	bool aggregate;
+	struct trig_agg *agg;		/* aggregate: by (cgroup, trigger) */
+	unsigned int nr_agg;
 	struct rs_ksyms *ksyms;
 };
 
@@ -124,6 +137,7 @@ static void reclaim_release(struct rs_collector *c)
 
 	rs_ksyms_free(r->ksyms);
 	free(r->names);
+	free(r->agg);
 	free(r);
 }
 
@@ -152,6 +166,65 @@ static const char *cg_path(struct rs_reclaim *r, uint64_t id)
 	return fallback;
 }
 
+int ringside_reclaim_request_swappiness(const struct rs_reclaim_event *e, unsigned int trigger,
+					uint64_t *bytes)
+{
+	char req[RS_RECLAIM_REQ_LEN + 1];
+	uint64_t asked = 0;
+	int sw = -1;
+
+	/* memory.reclaim asks for bytes; a limit write names the new limit. */
+	if ((e->flags & RS_RECLAIM_F_WRITE) &&
+	    (trigger == RS_RECLAIM_TRIG_PROACTIVE || trigger == RS_RECLAIM_TRIG_MAX_WRITE)) {
+		memcpy(req, e->req, e->req_len < RS_RECLAIM_REQ_LEN ? e->req_len : RS_RECLAIM_REQ_LEN);
+		req[e->req_len < RS_RECLAIM_REQ_LEN ? e->req_len : RS_RECLAIM_REQ_LEN] = '\0';
+		req[strcspn(req, "\n")] = '\0';
+		ringside_reclaim_parse_request(req, strlen(req), &asked, &sw);
+	}
+	if (sw < 0 && (e->flags & RS_RECLAIM_F_FENTRY) && e->swappiness_arg >= 0)
+		sw = e->swappiness_arg;		/* the kernel's own argument */
+	if (bytes)
+		*bytes = asked;
+	return sw;
+}
+
+/* Aggregate mode: each record into its (cgroup, trigger) row; delivered as usual. */
+static int reclaim_inspect(struct rs_collector *c, const struct rs_event_hdr *ev, size_t size)
+{
+	const struct rs_reclaim_event *e = (const void *)ev;
+	struct rs_reclaim *r = c->priv;
+	unsigned int trig;
+	struct trig_agg *a = NULL;
+	int sw;
+
+	if (!r->aggregate || ev->type != RS_EV_RECLAIM || size < sizeof(*e))
+		return 0;
+	trig = ringside_reclaim_trigger(c->s, e);
+	for (unsigned int i = 0; i < r->nr_agg && !a; i++)
+		if (r->agg[i].cgroup_id == e->target_cgroup_id && r->agg[i].trigger == trig)
+			a = &r->agg[i];
+	if (!a) {
+		if (!r->agg && !(r->agg = calloc(MAX_AGG, sizeof(*r->agg))))
+			return 0;
+		if (r->nr_agg < MAX_AGG - 1) {
+			a = &r->agg[r->nr_agg++];
+			a->cgroup_id = e->target_cgroup_id;
+			a->trigger = trig;
+		} else {
+			/* The last row takes whatever does not fit: counted, not lost. */
+			a = &r->agg[MAX_AGG - 1];
+			a->cgroup_id = 0;
+			a->trigger = ~0u;
+			r->nr_agg = MAX_AGG;
+		}
+	}
+	sw = ringside_reclaim_request_swappiness(e, trig, NULL);
+	a->swappiness = sw >= 0 ? sw : ringside_memcg_swappiness(cg_path(r, e->target_cgroup_id));
+	a->slots[ringside_hist_slot(e->duration_ns)]++;
+	a->sum_ns += e->duration_ns;
+	return 0;
+}
+
 enum { RF_CALLS, RF_FAILED, RF_RECLAIMED, RF_SCANNED, RF_SECONDS, NR_RF };
 
 struct reclaim_expo {
@@ -175,6 +248,34 @@ static int reclaim_expo_row(void *ctx, const struct rs_total_key *k, const struc
 	return 0;
 }
 
+/* Aggregate mode: by trigger, from the records (ringside_events_lost_total says if any were lost). */
+static void reclaim_trigger_families(struct rs_reclaim *r, struct rs_metrics *m)
+{
+	static const char *const cg_trig[] = { "cgroup", "trigger", NULL };
+	struct rs_family *dur = rs_family_new(m, "ringside_reclaim_duration_seconds", RS_HISTOGRAM,
+					      "seconds", "Reclaim invocations by how long they took, "
+					      "by trigger.", cg_trig, 1e-9);
+	struct rs_family *sw = rs_family_new(m, "ringside_reclaim_swappiness", RS_GAUGE, NULL,
+					     "Swappiness in force at the cgroup's last reclaim by this "
+					     "trigger.", cg_trig, 1);
+
+	for (unsigned int i = 0; i < r->nr_agg; i++) {
+		const struct trig_agg *a = &r->agg[i];
+		const char *path = a->cgroup_id ? cg_path(r, a->cgroup_id) : "__other__";
+		const char *v[] = { path, a->trigger == ~0u ? "__other__" :
+					   ringside_reclaim_trigger_name(a->trigger) };
+
+		for (unsigned int b = 0; b < RINGSIDE_HIST_SLOTS; b++)
+			if (a->slots[b])
+				rs_family_observe(dur, v, b, a->slots[b], 0);
+		rs_family_observe(dur, v, 0, 0, a->sum_ns / 1e9);
+		if (a->swappiness >= 0)
+			rs_family_add(sw, v, a->swappiness);
+	}
+	rs_family_end(dur);
+	rs_family_end(sw);
+}
+
 static int reclaim_metrics(struct rs_collector *c, struct rs_metrics *m)
 {
 	static const char *const cg[] = { "cgroup", NULL }, *const cg_type[] = { "cgroup", "type", NULL };
@@ -189,11 +290,13 @@ static int reclaim_metrics(struct rs_collector *c, struct rs_metrics *m)
 					    "Bytes reclaimed, by LRU type.", cg_type, 1);
 	e.fam[RF_SCANNED] = rs_family_new(m, "ringside_reclaim_scanned_pages", RS_COUNTER, NULL,
 					  "Pages scanned, by LRU type.", cg_type, 1);
-	e.fam[RF_SECONDS] = rs_family_new(m, "ringside_reclaim_duration_seconds", RS_COUNTER, "seconds",
+	e.fam[RF_SECONDS] = rs_family_new(m, "ringside_reclaim_time_seconds", RS_COUNTER, "seconds",
 					  "Time spent in reclaim.", cg, 1);
 	err = rs_collector_totals(c, reclaim_expo_row, &e);
 	for (int i = 0; i < NR_RF; i++)
 		rs_family_end(e.fam[i]);
+	if (!err && e.r->aggregate)
+		reclaim_trigger_families(e.r, m);
 	return err;
 }
 
@@ -206,6 +309,7 @@ const struct rs_collector_ops rs_reclaim_ops = {
 	.destroy = reclaim_destroy,
 	.release = reclaim_release,
 	.metrics = reclaim_metrics,
+	.inspect = reclaim_inspect,
 };
 
 struct reclaim_totals_walk {
@@ -251,6 +355,8 @@ int ringside_session_enable_reclaim(struct ringside_session *s,
 
 	if (!r)
 		return -ENOMEM;
+	r->aggregate = opts && opts->sz >= offsetof(struct ringside_reclaim_opts, aggregate) +
+						 sizeof(opts->aggregate) && opts->aggregate;
 	if (target && *target) {
 		struct rs_cgroup_ref ref;
 

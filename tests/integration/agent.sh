@@ -129,6 +129,9 @@ if [ -n "$cg" ]; then
 	until_query "sum(ringside_reclaim_invocations_total{cgroup=\"$cg\"})" 1 &&
 		pass agent_prometheus_reclaim_invocation || fail agent_prometheus_reclaim_invocation \
 		"$(query "sum(ringside_reclaim_invocations_total{cgroup=\"$cg\"})")"
+	until_query "sum(ringside_reclaim_duration_seconds_count{cgroup=\"$cg\",trigger=\"force_empty\"})" 1 &&
+		pass agent_prometheus_reclaim_by_trigger || fail agent_prometheus_reclaim_by_trigger \
+		"$(curl -sk -u scraper:s3cret "$url/metrics" | grep "reclaim_duration_seconds_count" | head -3)"
 fi
 [ "$(query 'ringside_collector_up{collector="gcm"}')" = 1 ] && pass agent_collector_up ||
 	fail agent_collector_up "$(query 'ringside_collector_up')"
@@ -144,6 +147,27 @@ grep -qi '^content-type: application/openmetrics-text' "$tmp/om.hdr" && [ "$(tai
 	fail agent_openmetrics_format "$(tail -2 "$tmp/om.prom")"
 grep -q "scrape.*error\|Error on ingesting" "$tmp/prom.log" && fail agent_prometheus_ingests "$(grep -m2 'error' "$tmp/prom.log")" ||
 	pass agent_prometheus_ingests
+
+# 200 slow clients: half a request each, held open; a scrape still answers.
+python3 - "127.0.0.1" "$port" "$tmp/held" <<'PY' & slow=$!
+import socket, ssl, sys, time
+ctx = ssl.create_default_context()
+ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+held = []
+for i in range(200):
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+    if i % 2:	# half of them stop inside the TLS handshake, half inside the headers
+        s = ctx.wrap_socket(s)
+        s.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+    held.append(s)
+open(sys.argv[3], "w").write("held %d\n" % len(held))
+time.sleep(60)
+PY
+wait_for "$tmp/held" '^held 200' 60 || fail agent_slow_clients_held "$(cat "$tmp/held" 2>/dev/null)"
+# Generous: a regression (a blocked server) fails it; its speed is the bench's business.
+[ "$(code --max-time 20 -u scraper:s3cret "$url/metrics")" = 200 ] && pass agent_scrape_beside_200_slow_clients ||
+	fail agent_scrape_beside_200_slow_clients "no answer"
+kill $slow; wait $slow 2>/dev/null
 
 kill $prom; wait $prom 2>/dev/null; prom=
 kill -TERM $ag; wait $ag; rc=$?; ag=

@@ -31,7 +31,8 @@ static const char agent_usage[] =
 	"Serve the collectors' counts as Prometheus metrics. GCM messages are counted\n"
 	"in the kernel by process name, library, direction and key bits (with\n"
 	"latency and size histograms); only tag failures cross the ring buffer, and\n"
-	"are logged. Reclaim is counted per memory cgroup reclaimed.\n"
+	"are logged. Reclaim is counted per memory cgroup reclaimed (in the kernel),\n"
+	"and by trigger with a duration histogram (from its records, which are rare).\n"
 	"\n"
 	"      --web.listen-address ADDR  host:port to listen on (default " DEFAULT_LISTEN ",\n"
 	"                         loopback only; \":9477\" for every address)\n"
@@ -288,7 +289,7 @@ static int start_collector(struct agent *a, int col)
 
 		err = ringside_session_enable_gcm(s, &go);
 	} else {
-		struct ringside_reclaim_opts ro = { .sz = sizeof(ro) };
+		struct ringside_reclaim_opts ro = { .sz = sizeof(ro), .aggregate = true };
 
 		err = ringside_session_enable_reclaim(s, &ro);
 	}

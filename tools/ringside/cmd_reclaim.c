@@ -89,12 +89,8 @@ static int on_event(void *ctx, const struct rs_event_hdr *hdr, size_t size)
 	if (is_write) {
 		memcpy(req, e->req, e->req_len < RS_RECLAIM_REQ_LEN ? e->req_len : RS_RECLAIM_REQ_LEN);
 		req[strcspn(req, "\n")] = '\0';
-		/* memory.reclaim asks for bytes; a limit write names the new limit. */
-		if (trig == RS_RECLAIM_TRIG_PROACTIVE || trig == RS_RECLAIM_TRIG_MAX_WRITE)
-			ringside_reclaim_parse_request(req, strlen(req), &req_bytes, &req_sw);
 	}
-	if (req_sw < 0 && (e->flags & RS_RECLAIM_F_FENTRY) && e->swappiness_arg >= 0)
-		req_sw = e->swappiness_arg;	/* the kernel's own argument */
+	req_sw = ringside_reclaim_request_swappiness(e, trig, &req_bytes);
 	sw_effect = req_sw >= 0 ? req_sw : ringside_memcg_swappiness(row && row->path[0] == '/' ?
 								      row->path : NULL);
 	if (row)
