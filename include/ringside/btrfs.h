@@ -18,6 +18,13 @@ extern "C" {
 struct ringside_btrfs_opts {
 	size_t sz;		/* sizeof(struct ringside_btrfs_opts) */
 	const char *fs;		/* only the filesystem mounted here; NULL: all */
+	/*
+	 * Also aggregate the records by filesystem and space_info type for the
+	 * exposition (metrics.h): block-group events, relocations, bytes
+	 * relocated and a relocation-duration histogram. The collector then
+	 * follows relocations itself: do not call ringside_btrfs_track().
+	 */
+	bool aggregate;
 };
 
 /*

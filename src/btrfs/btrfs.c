@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The btrfs collector: tracepoints, optional fexit timing, trigger from stacks. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,8 @@
 #include "session_int.h"
 #include "ringside/btrfs.h"
 #include "ksyms.h"
+#include "metrics_int.h"
+#include "mountinfo.h"
 #include "btrfs.skel.h"
 
 /* A block group between queue-reclaim (or relocate) and its removal. */
@@ -28,6 +31,22 @@ struct rs_btrfs {
 	bool want_fsid;
 	bool reloc_timing;
 	struct rs_ksyms *ksyms;
+	bool aggregate;
+	struct bg_agg *agg;		/* aggregate: by filesystem and space_info type */
+	unsigned int nr_agg;
+};
+
+#define MAX_AGG_FS 64
+
+/* One filesystem's space_info type: what its block groups went through. */
+struct bg_agg {
+	uint8_t fsid[16];
+	unsigned int type;		/* enum ringside_btrfs_type */
+	uint64_t kinds[RS_BTRFS_KIND_MAX];
+	uint64_t relocations, relocated_bytes;	/* by the reclaim worker */
+	uint64_t balance_removals;		/* block groups a balance relocated and removed */
+	uint64_t slots[RINGSIDE_HIST_SLOTS];	/* relocation duration, log2 ns */
+	uint64_t sum_ns;
 };
 
 /*
@@ -107,7 +126,151 @@ static void btrfs_release(struct rs_collector *c)
 
 	rs_ksyms_free(b->ksyms);
 	free(b->tracked);
+	free(b->agg);
 	free(b);
+}
+
+/* ---- aggregate mode and the exposition ---------------------------------------- */
+
+static unsigned int bg_type(uint64_t flags)
+{
+	/* BTRFS_BLOCK_GROUP_DATA 1, SYSTEM 2, METADATA 4 (mixed groups count as data). */
+	return flags & 1 ? RINGSIDE_BTRFS_DATA : flags & 4 ? RINGSIDE_BTRFS_METADATA :
+							     RINGSIDE_BTRFS_SYSTEM;
+}
+
+static struct bg_agg *agg_of(struct rs_btrfs *b, const uint8_t fsid[16], unsigned int type)
+{
+	for (unsigned int i = 0; i < b->nr_agg; i++)
+		if (b->agg[i].type == type && !memcmp(b->agg[i].fsid, fsid, 16))
+			return &b->agg[i];
+	if (!b->agg && !(b->agg = calloc(MAX_AGG_FS * 3, sizeof(*b->agg))))
+		return NULL;
+	if (b->nr_agg == MAX_AGG_FS * 3)
+		return NULL;
+	memcpy(b->agg[b->nr_agg].fsid, fsid, 16);
+	b->agg[b->nr_agg].type = type;
+	return &b->agg[b->nr_agg++];
+}
+
+static int btrfs_inspect(struct rs_collector *c, const struct rs_event_hdr *ev, size_t size)
+{
+	const struct rs_btrfs_event *e = (const void *)ev;
+	struct rs_btrfs *b = c->priv;
+	struct ringside_btrfs_timing tm;
+	struct bg_agg *a;
+
+	if (!b->aggregate || ev->type != RS_EV_BTRFS_BG || size < sizeof(*e))
+		return 0;
+	a = agg_of(b, e->fsid, bg_type(e->flags));
+	if (!a || e->kind >= RS_BTRFS_KIND_MAX)
+		return 0;
+	a->kinds[e->kind]++;
+	if (e->kind == RS_BTRFS_RECLAIM) {	/* the reclaim worker relocates a block group */
+		a->relocations++;
+		a->relocated_bytes += e->used;
+	}
+	/* A balance relocates without the reclaim tracepoints: its removals say it. */
+	if (e->kind == RS_BTRFS_REMOVE && ringside_btrfs_trigger(c->s, e) == RS_BTRFS_TRIG_BALANCE)
+		a->balance_removals++;
+	/* fexit's own duration where attached, else relocation start to removal. */
+	if (e->kind == RS_BTRFS_RELOC_DONE && e->duration_ns) {
+		a->slots[ringside_hist_slot(e->duration_ns)]++;
+		a->sum_ns += e->duration_ns;
+	}
+	if (ringside_btrfs_track(c->s, e, &tm) && tm.relocate_to_removed_ns && !b->reloc_timing) {
+		a->slots[ringside_hist_slot(tm.relocate_to_removed_ns)]++;
+		a->sum_ns += tm.relocate_to_removed_ns;
+	}
+	return 0;
+}
+
+static const char *const type_names[] = { "data", "metadata", "system" };
+
+struct threshold_walk {
+	struct rs_family *pct;
+};
+
+/* The reclaim threshold in force for each space_info of each mounted btrfs. */
+static int threshold_of_mount(void *ctx, const struct rs_mount_entry *m)
+{
+	struct threshold_walk *w = ctx;
+	struct ringside_btrfs_fs fs;
+
+	if (strcmp(m->fstype, "btrfs") || ringside_btrfs_fs_of_path(m->mp, &fs) ||
+	    strcmp(fs.mountpoint, m->mp))	/* one line per filesystem: its own mount point */
+		return 0;
+	for (unsigned int t = 0; t < 3; t++) {
+		struct rs_btrfs_space sp;
+		struct ringside_btrfs_threshold th;
+		const char *v[3] = { fs.mountpoint, type_names[t], NULL };
+
+		if (ringside_btrfs_space_read(&fs, t, &sp, NULL))
+			continue;
+		ringside_btrfs_threshold(&sp, &th);
+		v[2] = th.dynamic ? "dynamic" : "fixed";
+		rs_family_add(w->pct, v, th.pct);
+	}
+	return 0;
+}
+
+static int btrfs_metrics(struct rs_collector *c, struct rs_metrics *m)
+{
+	static const char *const fs_type[] = { "fs", "type", NULL };
+	static const char *const fs_type_trig[] = { "fs", "type", "trigger", NULL };
+	static const char *const fs_type_event[] = { "fs", "type", "event", NULL };
+	static const char *const fs_type_mode[] = { "fs", "type", "mode", NULL };
+	struct rs_btrfs *b = c->priv;
+	struct threshold_walk w;
+	struct rs_family *events, *relocs, *bytes, *dur;
+
+	w.pct = rs_family_new(m, "ringside_btrfs_reclaim_threshold_percent", RS_GAUGE, NULL,
+			      "Reclaim threshold in force, percent of a block group's size "
+			      "(dynamic: computed as the kernel does; fixed: bg_reclaim_threshold).",
+			      fs_type_mode, 1);
+	rs_mountinfo_foreach(threshold_of_mount, &w);
+	rs_family_end(w.pct);
+	if (!b->aggregate)
+		return 0;
+	events = rs_family_new(m, "ringside_btrfs_block_group_events", RS_COUNTER, NULL,
+			       "Block-group lifecycle events by kind.", fs_type_event, 1);
+	relocs = rs_family_new(m, "ringside_btrfs_relocations", RS_COUNTER, NULL,
+			       "Block groups relocated: by the reclaim worker (counted as it begins) "
+			       "or by a balance (counted at their removal).", fs_type_trig, 1);
+	bytes = rs_family_new(m, "ringside_btrfs_relocated_bytes", RS_COUNTER, "bytes",
+			      "Bytes used in block groups the reclaim worker began to relocate.",
+			      fs_type, 1);
+	dur = rs_family_new(m, "ringside_btrfs_relocation_duration_seconds", RS_HISTOGRAM, "seconds",
+			    "Relocation time of a block group.", fs_type, 1e-9);
+	for (unsigned int i = 0; i < b->nr_agg; i++) {
+		const struct bg_agg *a = &b->agg[i];
+		struct ringside_btrfs_fs fs;
+		char uuid[40];
+		const char *v[3] = { uuid, type_names[a->type], NULL };
+
+		if (!ringside_btrfs_fs_of_fsid(a->fsid, &fs))
+			v[0] = fs.mountpoint;
+		else
+			snprintf(uuid, sizeof(uuid), "unmounted");
+		for (unsigned int k = 1; k < RS_BTRFS_KIND_MAX; k++) {
+			v[2] = ringside_btrfs_kind_name(k);
+			rs_family_add(events, v, (double)a->kinds[k]);
+		}
+		v[2] = "reclaim";
+		rs_family_add(relocs, v, (double)a->relocations);
+		v[2] = "balance";
+		rs_family_add(relocs, v, (double)a->balance_removals);
+		rs_family_add(bytes, v, (double)a->relocated_bytes);
+		for (unsigned int s = 0; s < RINGSIDE_HIST_SLOTS; s++)
+			if (a->slots[s])
+				rs_family_observe(dur, v, s, a->slots[s], 0);
+		rs_family_observe(dur, v, 0, 0, a->sum_ns / 1e9);
+	}
+	rs_family_end(events);
+	rs_family_end(relocs);
+	rs_family_end(bytes);
+	rs_family_end(dur);
+	return 0;
 }
 
 const struct rs_collector_ops rs_btrfs_ops = {
@@ -118,6 +281,8 @@ const struct rs_collector_ops rs_btrfs_ops = {
 	.attach = btrfs_attach,
 	.destroy = btrfs_destroy,
 	.release = btrfs_release,
+	.inspect = btrfs_inspect,
+	.metrics = btrfs_metrics,
 };
 
 int ringside_session_enable_btrfs(struct ringside_session *s, const struct ringside_btrfs_opts *opts)
@@ -127,6 +292,8 @@ int ringside_session_enable_btrfs(struct ringside_session *s, const struct rings
 
 	if (!b)
 		return -ENOMEM;
+	b->aggregate = opts && opts->sz >= offsetof(struct ringside_btrfs_opts, aggregate) +
+						 sizeof(opts->aggregate) && opts->aggregate;
 	if (opts && opts->fs) {
 		struct ringside_btrfs_fs fs;
 

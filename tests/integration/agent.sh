@@ -12,11 +12,12 @@ need_root agent || exit 0
 command -v prometheus >/dev/null && command -v promtool >/dev/null ||
 	{ skip agent "prometheus missing (make check installs it)"; exit 0; }
 tmp=$(mktemp -d)
-ag= ag2= prom= cg=
+ag= ag2= prom= cg= mnt=
 cleanup() {
 	kill $ag $ag2 $prom 2>/dev/null
 	wait 2>/dev/null
 	[ -n "$cg" ] && remove_scratch_cgroup "$cg"
+	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -28,6 +29,15 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert
 hash=$(python3 -W ignore -c 'import crypt; print(crypt.crypt("s3cret", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=16)))')
 printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\nbasic_auth_users:\n  scraper: "%s"\n' \
 	"$hash" >"$tmp/web.yml"
+
+# A loop-mounted btrfs of our own (mounted first: the btrfs collector needs
+# the module's tracepoints), with data to relocate.
+if command -v mkfs.btrfs >/dev/null && truncate -s 1G "$tmp/img" && mkfs.btrfs -q "$tmp/img" >/dev/null 2>&1 &&
+	mkdir "$tmp/mnt" && mount -o loop,nodiscard "$tmp/img" "$tmp/mnt"; then
+	mnt=$tmp/mnt
+	for i in 1 2 3; do dd if=/dev/zero of="$mnt/f$i" bs=1M count=100 status=none; done
+	sync
+fi
 
 port=$(free_port)
 "$RINGSIDE" agent --web.listen-address "127.0.0.1:$port" --web.config.file "$tmp/web.yml" \
@@ -132,6 +142,27 @@ if [ -n "$cg" ]; then
 	until_query "sum(ringside_reclaim_duration_seconds_count{cgroup=\"$cg\",trigger=\"force_empty\"})" 1 &&
 		pass agent_prometheus_reclaim_by_trigger || fail agent_prometheus_reclaim_by_trigger \
 		"$(curl -sk -u scraper:s3cret "$url/metrics" | grep "reclaim_duration_seconds_count" | head -3)"
+fi
+if [ -n "$mnt" ]; then
+	btrfs balance start -dusage=100 "$mnt" >"$tmp/balance.out" 2>&1
+	moved=$(sed -n 's/.*had to relocate \([0-9]*\) out of.*/\1/p' "$tmp/balance.out")
+	until_query "sum(ringside_btrfs_relocations_total{fs=\"$mnt\",type=\"data\",trigger=\"balance\"})" "${moved:-x}" &&
+		pass "agent_prometheus_btrfs_relocations ($moved)" || fail agent_prometheus_btrfs_relocations \
+		"balance: $(tail -1 "$tmp/balance.out"); Prometheus: $(query "sum(ringside_btrfs_relocations_total{fs=\"$mnt\"})")"
+	# The threshold gauge is what the kernel shows in sysfs for the same
+	# state, with dynamic reclaim on (the kernel computes it from free space).
+	uuid=$(findmnt -no UUID "$mnt")
+	rm "$mnt/f1" "$mnt/f2"
+	sync	# freed: more than a chunk unused, so the dynamic threshold is not 0
+	echo 1 >"/sys/fs/btrfs/$uuid/allocation/data/dynamic_reclaim"
+	for _ in 1 2 3; do
+		k=$(cat "/sys/fs/btrfs/$uuid/allocation/data/bg_reclaim_threshold")
+		g=$(curl -sk -u scraper:s3cret "$url/metrics" |
+			sed -n "s|^ringside_btrfs_reclaim_threshold_percent{fs=\"$mnt\",type=\"data\",mode=\"[a-z]*\"} ||p")
+		[ "$k" = "$(cat "/sys/fs/btrfs/$uuid/allocation/data/bg_reclaim_threshold")" ] && break
+	done
+	[ -n "$g" ] && [ "$g" = "$k" ] && pass "agent_btrfs_threshold_gauge_equals_kernel ($g)" ||
+		fail agent_btrfs_threshold_gauge_equals_kernel "gauge '$g', sysfs '$k'"
 fi
 [ "$(query 'ringside_collector_up{collector="gcm"}')" = 1 ] && pass agent_collector_up ||
 	fail agent_collector_up "$(query 'ringside_collector_up')"

@@ -33,6 +33,8 @@ static const char agent_usage[] =
 	"latency and size histograms); only tag failures cross the ring buffer, and\n"
 	"are logged. Reclaim is counted per memory cgroup reclaimed (in the kernel),\n"
 	"and by trigger with a duration histogram (from its records, which are rare).\n"
+	"btrfs: block-group events, relocations and their duration by filesystem and\n"
+	"space_info type, and the reclaim threshold in force (a gauge).\n"
 	"\n"
 	"      --web.listen-address ADDR  host:port to listen on (default " DEFAULT_LISTEN ",\n"
 	"                         loopback only; \":9477\" for every address)\n"
@@ -42,6 +44,7 @@ static const char agent_usage[] =
 	"                         basic_auth_users (user: bcrypt hash)\n"
 	"      --collector.gcm, --no-collector.gcm\n"
 	"      --collector.reclaim, --no-collector.reclaim\n"
+	"      --collector.btrfs, --no-collector.btrfs\n"
 	"                         run a collector or not (default: each the kernel\n"
 	"                         supports; one asked for by name must start)\n"
 	"      --max-series N     label sets per metric; the rest fold into one\n"
@@ -53,8 +56,8 @@ static const char agent_usage[] =
 	"  -v, --verbose          show libbpf's messages\n"
 	"  -h, --help             this help\n";
 
-enum { COL_GCM, COL_RECLAIM, NR_COLS };
-static const char *const col_names[NR_COLS] = { "gcm", "reclaim" };
+enum { COL_GCM, COL_RECLAIM, COL_BTRFS, NR_COLS };
+static const char *const col_names[NR_COLS] = { "gcm", "reclaim", "btrfs" };
 
 enum agent_opt {
 	OPT_LISTEN = 2000,
@@ -288,10 +291,14 @@ static int start_collector(struct agent *a, int col)
 		struct ringside_gcm_opts go = { .sz = sizeof(go), .aggregate = true };
 
 		err = ringside_session_enable_gcm(s, &go);
-	} else {
+	} else if (col == COL_RECLAIM) {
 		struct ringside_reclaim_opts ro = { .sz = sizeof(ro), .aggregate = true };
 
 		err = ringside_session_enable_reclaim(s, &ro);
+	} else {
+		struct ringside_btrfs_opts bo = { .sz = sizeof(bo), .aggregate = true };
+
+		err = ringside_session_enable_btrfs(s, &bo);
 	}
 	if (!err)
 		err = ringside_session_attach(s);
@@ -354,6 +361,8 @@ static int parse_args(struct agent *a, int argc, char **argv)
 		{ "no-collector.gcm", no_argument, NULL, OPT_COL_OFF + COL_GCM },
 		{ "collector.reclaim", no_argument, NULL, OPT_COL_ON + COL_RECLAIM },
 		{ "no-collector.reclaim", no_argument, NULL, OPT_COL_OFF + COL_RECLAIM },
+		{ "collector.btrfs", no_argument, NULL, OPT_COL_ON + COL_BTRFS },
+		{ "no-collector.btrfs", no_argument, NULL, OPT_COL_OFF + COL_BTRFS },
 		{ "max-series", required_argument, NULL, OPT_MAX_SERIES },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
