@@ -204,14 +204,14 @@ kill $prom; wait $prom 2>/dev/null; prom=
 kill -TERM $ag; wait $ag; rc=$?; ag=
 [ "$rc" = 0 ] && pass agent_stops_on_sigterm || fail agent_stops_on_sigterm "exit $rc"
 
-# Cardinality: 150 process names, 100 label sets kept per metric, the rest
+# Cardinality: 500 process names, 100 label sets kept per metric, the rest
 # folded into __other__ and counted; no operation lost.
 port2=$(free_port)
 "$RINGSIDE" agent --web.listen-address "127.0.0.1:$port2" --max-series 100 --no-collector.reclaim \
 	>/dev/null 2>"$tmp/agent2.err" & ag2=$!
 wait_for "$tmp/agent2.err" '^ringside: serving' 120 || fail agent_cardinality_starts "$(tail -2 "$tmp/agent2.err")"
 mkdir "$tmp/names"
-for i in $(seq 150); do
+for i in $(seq 500); do
 	ln -s "$RS_PROGS/gcm_workload" "$tmp/names/card$i"
 	"$tmp/names/card$i" --rounds 1 --only openssl >>"$tmp/card.expect" 2>/dev/null
 done

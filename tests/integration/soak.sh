@@ -1,7 +1,8 @@
 #!/bin/bash
 # Soak: every collector traces a flood at once (a GCM seal loop at full
 # speed, reclaim asked for over and over in a scratch memory cgroup, btrfs
-# balances on a scratch loop-mounted image) with a summary every second.
+# balances on a scratch loop-mounted image) with a summary every second,
+# and the agent counts the same flood while it is scraped five times a second.
 # After a warm-up quarter, each tracer's RSS and open fds must stay flat.
 # SOAK_SECONDS (default 20 here; make bench runs 600).
 . "$(dirname "$0")/../lib.sh"
@@ -46,6 +47,13 @@ if command -v mkfs.btrfs >/dev/null && { grep -qw btrfs /proc/filesystems || mod
 		start_tracer btrfs btrfs --fs "$mnt"
 fi
 
+# The agent too, scraped five times a second through the flood.
+aport=$(free_port)
+"$RINGSIDE" agent --web.listen-address "127.0.0.1:$aport" --comm gcm_workload >/dev/null 2>"$tmp/agent.err" &
+pids+=($!)
+tracers+=("agent:$!")
+wait_for "$tmp/agent.err" '^ringside: serving' || fail soak_agent_started "$(tail -2 "$tmp/agent.err")"
+
 # The flood, for secs seconds.
 end=$((SECONDS + secs))
 "$RS_PROGS/gcm_workload" --seal-loop 16 "$secs" >/dev/null 2>&1 & floods+=($!)
@@ -54,13 +62,14 @@ if [ -n "$cg" ]; then
 	  while [ $SECONDS -lt $end ]; do dd if=/dev/zero of="$tmp/cache" bs=1M count=64 status=none; cat "$tmp/cache" >/dev/null; done ) & floods+=($!)
 	( while [ $SECONDS -lt $end ]; do echo 32M >"$cg/memory.limit_in_bytes"; echo -1 >"$cg/memory.limit_in_bytes"; done ) 2>/dev/null & floods+=($!)
 fi
+( while [ $SECONDS -lt $end ]; do curl -s -o /dev/null "http://127.0.0.1:$aport/metrics"; sleep 0.2; done ) & floods+=($!)
 if mountpoint -q "$mnt"; then
 	( for i in 1 2 3 4; do dd if=/dev/zero of="$mnt/f$i" bs=1M count=40 status=none; done; sync
 	  while [ $SECONDS -lt $end ]; do btrfs balance start -dusage=100 "$mnt" >/dev/null 2>&1; done ) & floods+=($!)
 fi
 
-usage() {	# pid: "RSS_KiB FDS"
-	echo "$(awk '/^VmRSS/ {print $2}' /proc/"$1"/status) $(ls /proc/"$1"/fd | wc -l)"
+usage() {	# pid: "RSS_KiB FDS" (sockets left out: the agent's come and go with scrapes)
+	echo "$(awk '/^VmRSS/ {print $2}' /proc/"$1"/status) $(find /proc/"$1"/fd -mindepth 1 -lname 'socket:*' -prune -o -print | wc -l)"
 }
 warm=$((secs / 4))
 sleep "$warm"	# the warm-up is a share of the soak, not a wait for an event
