@@ -160,6 +160,7 @@ enum ringside_feature {
 	RINGSIDE_FEAT_TRACEFS,
 	RINGSIDE_FEAT_UPROBE_MULTI,	/* one link, many offsets (Linux 6.6+) */
 	RINGSIDE_FEAT_SYSCALL_EXIT_TP,	/* syscalls/sys_exit_write in tracefs */
+	RINGSIDE_FEAT_UPROBE_SESSION,	/* entry and return in one program (Linux 6.13+) */
 	RINGSIDE_FEAT_COUNT
 };
 

@@ -157,8 +157,52 @@ static void probe_uprobe_multi(struct ringside_feature_result *r, const char *pa
 	probe_bpf__destroy(skel);
 }
 
-void rs_probe_uprobes(struct ringside_feature_result *r, struct ringside_feature_result *multi)
+/* A uprobe session on our own function: the program runs once at entry and once at return. */
+static void probe_uprobe_session(struct ringside_feature_result *r, const char *path, size_t off)
 {
+	struct probe_bpf *skel = probe_bpf__open();
+	struct bpf_program *p;
+	uint64_t offset = off;
+	int err, fd;
+
+	if (!skel) {
+		rs_feature_set(r, false, "cannot open probe object: %s", strerror(errno));
+		return;
+	}
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, p == skel->progs.probe_uprobe_session);
+	bpf_program__set_expected_attach_type(skel->progs.probe_uprobe_session,
+					      RS_BPF_TRACE_UPROBE_SESSION);
+	skel->rodata->rs_filter.tgid = getpid();
+	err = probe_bpf__load(skel);
+	if (err) {
+		rs_feature_set(r, false, "uprobe session program load failed: %s%s", strerror(-err),
+			       err == -EINVAL || err == -ESRCH ? " (Linux < 6.13)" : rs_eperm_hint(err));
+		probe_bpf__destroy(skel);
+		return;
+	}
+	fd = rs_uprobe_session_link(bpf_program__fd(skel->progs.probe_uprobe_session), path, &offset,
+				    NULL, 1, getpid());
+	if (fd < 0)
+		rs_feature_set(r, false, "uprobe session link on %s+0x%zx failed: %s%s", path, off,
+			       strerror(-fd), fd == -EINVAL ? " (Linux < 6.13)" : rs_eperm_hint(fd));
+	else if (rs_probe_target(2) == 3 && skel->bss->session_entries == 1 &&
+		 skel->bss->session_returns == 1)
+		rs_feature_set(r, true, "one program ran at our function's entry and at its return");
+	else
+		rs_feature_set(r, false, "session ran %llu times at entry, %llu at return (expected 1/1)",
+			       (unsigned long long)skel->bss->session_entries,
+			       (unsigned long long)skel->bss->session_returns);
+	if (fd >= 0)
+		close(fd);
+	probe_bpf__destroy(skel);
+}
+
+void rs_probe_uprobes(struct ringside_features *out)
+{
+	struct ringside_feature_result *r = &out->f[RINGSIDE_FEAT_UPROBE];
+	struct ringside_feature_result *multi = &out->f[RINGSIDE_FEAT_UPROBE_MULTI];
+	struct ringside_feature_result *session = &out->f[RINGSIDE_FEAT_UPROBE_SESSION];
 	struct ringside_procmaps *pm = NULL;
 	struct ringside_vma *vma = malloc(sizeof(*vma));
 	struct bpf_link *entry = NULL, *ret = NULL;
@@ -179,6 +223,7 @@ void rs_probe_uprobes(struct ringside_feature_result *r, struct ringside_feature
 	if (err) {
 		rs_feature_set(r, false, "cannot find own text mapping: %s", strerror(-err));
 		rs_feature_set(multi, false, "cannot find own text mapping: %s", strerror(-err));
+		rs_feature_set(session, false, "cannot find own text mapping: %s", strerror(-err));
 		free(vma);
 		return;
 	}
@@ -228,6 +273,7 @@ out:
 	bpf_link__destroy(entry);
 	probe_bpf__destroy(skel);
 	probe_uprobe_multi(multi, vma->name, off);
+	probe_uprobe_session(session, vma->name, off);
 	free(vma);
 }
 

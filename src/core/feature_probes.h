@@ -13,8 +13,8 @@ const char *rs_eperm_hint(int err);
 
 /* Load the probe object's one program prog_name, attach it, detach: r says how it went. */
 void rs_probe_attach(struct ringside_feature_result *r, const char *prog_name, const char *what);
-/* An entry+return uprobe pair and a uprobe_multi link on ringside's own code. */
-void rs_probe_uprobes(struct ringside_feature_result *r, struct ringside_feature_result *multi);
+/* An entry+return uprobe pair, a uprobe_multi link and a uprobe session on ringside's own code. */
+void rs_probe_uprobes(struct ringside_features *out);
 void rs_probe_uretprobe_syscall(struct ringside_feature_result *sys,
 				struct ringside_feature_result *sec);
 void rs_probe_procmap(struct ringside_feature_result *q, struct ringside_feature_result *bid);

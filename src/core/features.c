@@ -34,6 +34,7 @@ static const char *const feature_names[RINGSIDE_FEAT_COUNT] = {
 	[RINGSIDE_FEAT_TRACEFS] = "tracefs",
 	[RINGSIDE_FEAT_UPROBE_MULTI] = "uprobe_multi",
 	[RINGSIDE_FEAT_SYSCALL_EXIT_TP] = "syscall_exit_tracepoint",
+	[RINGSIDE_FEAT_UPROBE_SESSION] = "uprobe_session",
 };
 
 /*
@@ -113,11 +114,12 @@ static void group_kprobe(struct ringside_features *out)
 static void group_uprobes(struct ringside_features *out)
 {
 	if (have_btf()) {
-		rs_probe_uprobes(&out->f[RINGSIDE_FEAT_UPROBE], &out->f[RINGSIDE_FEAT_UPROBE_MULTI]);
+		rs_probe_uprobes(out);
 		return;
 	}
 	rs_feature_set(&out->f[RINGSIDE_FEAT_UPROBE], false, "not tested: ringside's BPF needs kernel BTF");
 	rs_feature_set(&out->f[RINGSIDE_FEAT_UPROBE_MULTI], false, "not tested: ringside's BPF needs kernel BTF");
+	rs_feature_set(&out->f[RINGSIDE_FEAT_UPROBE_SESSION], false, "not tested: ringside's BPF needs kernel BTF");
 }
 
 static void group_uretprobe(struct ringside_features *out)
@@ -153,6 +155,7 @@ static void (*const group_of[RINGSIDE_FEAT_COUNT])(struct ringside_features *) =
 	[RINGSIDE_FEAT_KPROBE] = group_kprobe,
 	[RINGSIDE_FEAT_UPROBE] = group_uprobes,
 	[RINGSIDE_FEAT_UPROBE_MULTI] = group_uprobes,
+	[RINGSIDE_FEAT_UPROBE_SESSION] = group_uprobes,
 	[RINGSIDE_FEAT_URETPROBE_SYSCALL] = group_uretprobe,
 	[RINGSIDE_FEAT_URETPROBE_SECCOMP] = group_uretprobe,
 	[RINGSIDE_FEAT_PROCMAP_QUERY] = group_procmap,

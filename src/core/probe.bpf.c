@@ -11,6 +11,9 @@ __u64 uprobe_hits;
 __u64 uretprobe_hits;
 __u64 uretprobe_rc;
 __u64 uprobe_multi_hits;
+__u64 session_entries, session_returns;
+
+extern bool bpf_session_is_return(void) __ksym __weak;
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(probe_tp_btf)
@@ -70,4 +73,17 @@ int BPF_KPROBE(probe_uprobe_multi)
 	if (rs_filter_pass())
 		__sync_fetch_and_add(&uprobe_multi_hits, 1);
 	return 0;
+}
+
+/* Loaded alone as a uprobe session program (Linux 6.13+): entry and return in one. */
+SEC("uprobe")
+int BPF_KPROBE(probe_uprobe_session)
+{
+	if (!rs_filter_pass())
+		return 0;
+	if (bpf_session_is_return())
+		__sync_fetch_and_add(&session_returns, 1);
+	else
+		__sync_fetch_and_add(&session_entries, 1);
+	return 0;	/* 0 at entry: run at return too */
 }

@@ -26,15 +26,16 @@ struct rs_link_create_uprobe_multi {
 	__u32 pad;
 };
 
-int rs_uprobe_multi_link(int prog_fd, const char *path, const uint64_t *offsets,
-			 const uint64_t *cookies, unsigned int cnt, pid_t pid, bool ret)
+static int link_create(unsigned int attach_type, int prog_fd, const char *path,
+		       const uint64_t *offsets, const uint64_t *cookies, unsigned int cnt, pid_t pid,
+		       bool ret)
 {
 	struct rs_link_create_uprobe_multi attr;
 	int fd;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = (__u32)prog_fd;
-	attr.attach_type = RS_BPF_TRACE_UPROBE_MULTI;
+	attr.attach_type = attach_type;
 	attr.path = (__u64)(uintptr_t)path;
 	attr.offsets = (__u64)(uintptr_t)offsets;
 	attr.cookies = (__u64)(uintptr_t)cookies;
@@ -43,4 +44,17 @@ int rs_uprobe_multi_link(int prog_fd, const char *path, const uint64_t *offsets,
 	attr.pid = (__u32)pid;
 	fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	return fd < 0 ? -errno : fd;
+}
+
+int rs_uprobe_multi_link(int prog_fd, const char *path, const uint64_t *offsets,
+			 const uint64_t *cookies, unsigned int cnt, pid_t pid, bool ret)
+{
+	return link_create(RS_BPF_TRACE_UPROBE_MULTI, prog_fd, path, offsets, cookies, cnt, pid, ret);
+}
+
+int rs_uprobe_session_link(int prog_fd, const char *path, const uint64_t *offsets,
+			   const uint64_t *cookies, unsigned int cnt, pid_t pid)
+{
+	return link_create(RS_BPF_TRACE_UPROBE_SESSION, prog_fd, path, offsets, cookies, cnt, pid,
+			   false);
 }

@@ -12,6 +12,11 @@
 
 /* The attach type a program must be loaded with to take such a link. */
 #define RS_BPF_TRACE_UPROBE_MULTI 48
+/*
+ * A session (Linux 6.13+): one program runs at entry and at return
+ * (bpf_session_is_return()); returning non-zero at entry skips the return.
+ */
+#define RS_BPF_TRACE_UPROBE_SESSION 57
 
 /*
  * One link putting prog_fd on cnt offsets of path (file offsets), each with
@@ -20,5 +25,8 @@
  */
 int rs_uprobe_multi_link(int prog_fd, const char *path, const uint64_t *offsets,
 			 const uint64_t *cookies, unsigned int cnt, pid_t pid, bool ret);
+/* The same as a session link (ret does not apply). */
+int rs_uprobe_session_link(int prog_fd, const char *path, const uint64_t *offsets,
+			   const uint64_t *cookies, unsigned int cnt, pid_t pid);
 
 #endif

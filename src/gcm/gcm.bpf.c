@@ -517,20 +517,25 @@ int BPF_KPROBE(gcm_ossl_decrypt, void *gctx)
 }
 
 /* CRYPTO_gcm128_tag() calls finish(ctx, NULL, 0): a NULL tag means seal. */
-SEC("uprobe")
-int BPF_KPROBE(gcm_ossl_finish, void *gctx, const void *tag)
+static __always_inline void ossl_finish_enter(struct pt_regs *ctx, void *gctx, const void *tag)
 {
 	struct gcm_msg *m = msg_of(ctx, (__u64)gctx);
 	__u64 len[2] = {};
 
 	if (!m || !m->active)
-		return 0;
+		return;
 	m->active = 0;
 	bpf_probe_read_user(len, sizeof(len), gctx + OSSL_GCM_LEN_OFF);
 	m->aad = len[0];
 	m->payload = len[1];
 	m->dir = gcm_end_dir(GCM_END_OSSL_FINISH, m->dir, 0, tag != NULL);
 	call_park(ctx, m, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_ossl_finish, void *gctx, const void *tag)
+{
+	ossl_finish_enter(ctx, gctx, tag);
 	return 0;
 }
 
@@ -544,6 +549,37 @@ int BPF_KRETPROBE(gcm_ossl_finish_ret, long rc)
 		call_done(ctx, c, gcm_end_result(RS_GCM_LIB_OPENSSL, GCM_END_OSSL_FINISH, c->m.dir,
 						 (int)rc), (int)rc);
 	return 0;
+}
+
+/*
+ * The same as one uprobe session: finish(ctx, NULL, 0) (a seal, or a TLS 1.2
+ * open whose tag the caller compares) always returns -1, so its message ends
+ * at entry and the return is skipped: one kernel entry instead of two. Only
+ * a finish given a tag to check waits for its result.
+ */
+extern bool bpf_session_is_return(void) __ksym __weak;
+
+SEC("uprobe")
+int BPF_KPROBE(gcm_ossl_fin_session, void *gctx, const void *tag)
+{
+	struct gcm_call *c;
+
+	if (bpf_session_is_return()) {
+		c = call_take(GCM_CALL_FINISH);
+		if (c)
+			call_done(ctx, c, gcm_end_result(RS_GCM_LIB_OPENSSL, GCM_END_OSSL_FINISH,
+							 c->m.dir, (int)PT_REGS_RC(ctx)),
+				  (int)PT_REGS_RC(ctx));
+		return 0;
+	}
+	ossl_finish_enter(ctx, gctx, tag);
+	if (tag)
+		return 0;	/* the tag check's result comes at return */
+	c = call_take(GCM_CALL_FINISH);
+	if (c)
+		call_done(ctx, c, gcm_end_result(RS_GCM_LIB_OPENSSL, GCM_END_OSSL_FINISH, c->m.dir, -1),
+			  -1);
+	return 1;		/* nothing to wait for: no return probe */
 }
 
 /* ---- GnuTLS ------------------------------------------------------------ */

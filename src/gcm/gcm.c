@@ -32,7 +32,19 @@ struct rs_gcm {
 	bool system_wide;
 	bool watch_exec;	/* system-wide: probe Go programs that start later */
 	bool aggregate;		/* agent mode: counted in gcm_agg, no records but tag failures */
+	bool session;		/* uprobe sessions where a spec has a session program */
 };
+
+/* The programs a spec's probe point runs here: a session replaces entry and return. */
+static const char *spec_entry(const struct rs_gcm *g, const struct gcm_probe_spec *spec)
+{
+	return g->session && spec->session_prog ? spec->session_prog : spec->entry_prog;
+}
+
+static const char *spec_ret(const struct rs_gcm *g, const struct gcm_probe_spec *spec)
+{
+	return g->session && spec->session_prog ? NULL : spec->ret_prog;
+}
 
 /* ---- loading: program variants as data (variants.h) ----------------------- */
 
@@ -57,13 +69,36 @@ static const struct rs_variant return_variants[] = {
 	{ "int3", RINGSIDE_FEAT_COUNT, NULL, NULL, "", "return probes trap with int3" },
 };
 
-enum { PART_PROBES, PART_STARTS, PART_RETURNS };
+/*
+ * A call whose result is known at entry (OpenSSL's finish without a tag to
+ * check: every seal) ends there when entry and return are one session; the
+ * collector's program choice, so no program prefixes here.
+ */
+static const struct rs_variant end_variants[] = {
+	{ "uprobe-session", RINGSIDE_FEAT_UPROBE_SESSION, NULL, NULL, "",
+	  "a call whose result is known at entry takes no return probe (not with --stacks "
+	  "or perf-event uprobes)" },
+	{ "entry+return", RINGSIDE_FEAT_COUNT, NULL, NULL, "",
+	  "every call whose result is read takes an entry and a return probe" },
+};
+
+enum { PART_PROBES, PART_STARTS, PART_RETURNS, PART_ENDS };
 
 static const struct rs_part gcm_parts[] = {
 	[PART_PROBES] = { "uprobes", probe_variants, RS_NR(probe_variants) },
 	[PART_STARTS] = { "program starts", start_variants, RS_NR(start_variants) },
 	[PART_RETURNS] = { "return probes", return_variants, RS_NR(return_variants) },
+	[PART_ENDS] = { "call ends", end_variants, RS_NR(end_variants) },
 };
+
+/* A session program wherever it is used (its spec's session_prog). */
+static bool is_session_prog(const struct gcm_libset *set, const char *name)
+{
+	for (unsigned int i = 0; i < set->nr_probes; i++)
+		if (set->probes[i].spec->session_prog && !strcmp(set->probes[i].spec->session_prog, name))
+			return true;
+	return false;
+}
 
 static int gcm_load(struct rs_collector *c)
 {
@@ -79,6 +114,8 @@ static int gcm_load(struct rs_collector *c)
 	if (err)
 		return err;
 	g->classic = g->perf_uprobes || rs_collector_variant(c, PART_PROBES) != 0;
+	/* Stacks are read where the return probe stood: sessions would move them. */
+	g->session = !g->classic && !g->stacks && rs_collector_variant(c, PART_ENDS) == 0;
 	g->watch_exec = g->system_wide && rs_collector_variant(c, PART_STARTS) == 0;
 	g->skel->rodata->want_stack = g->stacks && !g->stack_window;
 	g->skel->rodata->stack_window = g->stacks ? g->stack_window : 0;
@@ -98,12 +135,14 @@ static int gcm_load(struct rs_collector *c)
 		for (unsigned int i = 0; i < g->set.nr_probes && !used; i++) {
 			const struct gcm_probe_spec *spec = g->set.probes[i].spec;
 
-			used = !strcmp(spec->entry_prog, name) ||
-			       (spec->ret_prog && !strcmp(spec->ret_prog, name));
+			used = !strcmp(spec_entry(g, spec), name) ||
+			       (spec_ret(g, spec) && !strcmp(spec_ret(g, spec), name));
 		}
 		bpf_program__set_autoload(p, used);
 		if (!g->classic)
-			bpf_program__set_expected_attach_type(p, RS_BPF_TRACE_UPROBE_MULTI);
+			bpf_program__set_expected_attach_type(p, is_session_prog(&g->set, name) ?
+							      RS_BPF_TRACE_UPROBE_SESSION :
+							      RS_BPF_TRACE_UPROBE_MULTI);
 	}
 	err = gcm_bpf__load(g->skel);
 	if (err)
@@ -168,7 +207,7 @@ static int attach_multi(struct rs_collector *c, const char *prog_name, unsigned 
 	}
 	for (unsigned int i = 0; i < g->set.nr_probes; i++) {
 		const struct gcm_probe *p = &g->set.probes[i];
-		const char *want = ret ? p->spec->ret_prog : p->spec->entry_prog;
+		const char *want = ret ? spec_ret(g, p->spec) : spec_entry(g, p->spec);
 
 		if (p->lib_id == lib_id && want && !strcmp(want, prog_name)) {
 			offsets[n] = p->file_off;
@@ -180,8 +219,12 @@ static int attach_multi(struct rs_collector *c, const char *prog_name, unsigned 
 		free(cookies);
 		return 0;
 	}
-	fd = rs_uprobe_multi_link(bpf_program__fd(prog), g->set.libs[lib_id].path, offsets, cookies, n,
-				  (pid_t)c->s->filter.tgid, ret);
+	if (is_session_prog(&g->set, prog_name))
+		fd = rs_uprobe_session_link(bpf_program__fd(prog), g->set.libs[lib_id].path, offsets,
+					    cookies, n, (pid_t)c->s->filter.tgid);
+	else
+		fd = rs_uprobe_multi_link(bpf_program__fd(prog), g->set.libs[lib_id].path, offsets,
+					  cookies, n, (pid_t)c->s->filter.tgid, ret);
 	free(offsets);
 	free(cookies);
 	if (fd < 0)

@@ -33,7 +33,8 @@
 static const struct gcm_probe_spec openssl_specs[] = {
 	E("CRYPTO_gcm128_init", "gcm_ossl_init", NULL, true),
 	E("CRYPTO_gcm128_setiv", "gcm_ossl_setiv", NULL, true),
-	E("CRYPTO_gcm128_finish", "gcm_ossl_finish", "gcm_ossl_finish_ret", true),
+	{ "CRYPTO_gcm128_finish", "gcm_ossl_finish", "gcm_ossl_finish_ret", true,
+	  "gcm_ossl_fin_session" },
 	E("CRYPTO_gcm128_decrypt", "gcm_ossl_decrypt", NULL, false),
 	E("CRYPTO_gcm128_decrypt_ctr32", "gcm_ossl_decrypt", NULL, false),
 };

@@ -14,6 +14,8 @@ struct gcm_probe_spec {
 	const char *entry_prog;
 	const char *ret_prog;	/* NULL: entry only */
 	bool required;
+	/* Where uprobe sessions are used: one program for entry and return instead. */
+	const char *session_prog;
 };
 
 struct gcm_family {

@@ -12,7 +12,7 @@ for l in sys.stdin:
     if o.get("name")==sys.argv[1]: print("yes" if o["present"] else "no")' "$1" <<<"$json"; }
 
 n=$(grep -c '"type":"feature"' <<<"$json")
-[ "$n" = 19 ] && pass features_json_lines || fail features_json_lines "$n lines"
+[ "$n" = 20 ] && pass features_json_lines || fail features_json_lines "$n lines"
 python3 -c 'import json,sys; [json.loads(l) for l in sys.stdin]' <<<"$json" &&
 	pass features_json_valid || fail features_json_valid "not JSON Lines"
 
@@ -40,13 +40,16 @@ want=no; awk '$3=="cgroup" && $4 ~ /(^|,)memory(,|$)/' /proc/mounts | grep -q . 
 want=no; [ "$kver" -ge 6006 ] && want=yes
 [ "$(val uprobe_multi)" = $want ] && pass feature_uprobe_multi_vs_version ||
 	fail feature_uprobe_multi_vs_version "kernel $(uname -r) expects $want"
+want=no; [ "$kver" -ge 6013 ] && want=yes
+[ "$(val uprobe_session)" = $want ] && pass feature_uprobe_session_vs_version ||
+	fail feature_uprobe_session_vs_version "kernel $(uname -r) expects $want"
 want=no; [ -e /sys/kernel/tracing/events/syscalls/sys_exit_write ] || [ -e /sys/kernel/debug/tracing/events/syscalls/sys_exit_write ] && want=yes
 [ "$(val syscall_exit_tracepoint)" = $want ] && pass feature_syscall_exit_tracepoint_vs_tracefs ||
 	fail feature_syscall_exit_tracepoint_vs_tracefs "expects $want"
 
 # Text mode: the same lines, aligned, with yes/no.
 txt=$("$RINGSIDE" features)
-[ "$(grep -cE '^[a-z_0-9]+ +(yes|no) ' <<<"$txt")" = 19 ] && pass features_table || fail features_table "$txt"
+[ "$(grep -cE '^[a-z_0-9]+ +(yes|no) ' <<<"$txt")" = 20 ] && pass features_table || fail features_table "$txt"
 
 # Each collector's variants: what features names is what a session attaches.
 # The programs attached are read from the tracer's own link fds (fdinfo's
