@@ -44,6 +44,12 @@ struct ringside_gcm_opts {
 	 * (metrics.h) reads; ringside_gcm_totals() is then empty.
 	 */
 	bool aggregate;
+	/*
+	 * Count without timing: OpenSSL messages then take one probe hit fewer
+	 * (no probe where a message starts); latencies are 0 and the exposition
+	 * has no duration histogram.
+	 */
+	bool count_only;
 };
 
 /*

@@ -210,6 +210,18 @@ static __always_inline struct gcm_call *call_park(void *ctx, const struct gcm_ms
 
 /* Agent mode: aggregate in gcm_agg, queue records only for tag failures. */
 const volatile bool agent_mode = false;
+/*
+ * Counting only: OpenSSL's setiv is not probed. finish is called once per
+ * message (by CRYPTO_gcm128_tag, or to check a tag), so it alone ends one,
+ * the lengths come from the context as always, and nothing is timed.
+ */
+const volatile bool count_only = false;
+
+/* A message's duration; 0 where nothing marked its start (counting only). */
+static __always_inline __u64 msg_latency(const struct gcm_call *c, __u64 now)
+{
+	return count_only && c->lib == RS_GCM_LIB_OPENSSL ? 0 : now - c->m.start_ns;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -358,11 +370,11 @@ static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 	__u32 size = sizeof(*ev);
 
 	if (agent_mode) {
-		count_agg(c, result, bpf_ktime_get_ns() - c->m.start_ns);
+		count_agg(c, result, msg_latency(c, bpf_ktime_get_ns()));
 		if (result != RS_GCM_TAG_FAIL)
 			return;
 	} else {
-		count_total(c, result, bpf_ktime_get_ns() - c->m.start_ns);
+		count_total(c, result, msg_latency(c, bpf_ktime_get_ns()));
 	}
 
 	if (want_stack)
@@ -382,7 +394,7 @@ static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 	ev->retval = rc;
 	ev->aad_bytes = c->m.aad;
 	ev->payload_bytes = c->m.payload;
-	ev->latency_ns = ev->hdr.ts_ns - c->m.start_ns;
+	ev->latency_ns = msg_latency(c, ev->hdr.ts_ns);
 	ev->caller = c->m.caller;
 	ev->handle = c->handle;
 	if (want_stack) {
@@ -511,7 +523,7 @@ int BPF_KPROBE(gcm_ossl_decrypt, void *gctx)
 {
 	struct gcm_msg *m = msg_of(ctx, (__u64)gctx);
 
-	if (m && m->active)
+	if (m && (m->active || count_only))
 		m->dir = RS_GCM_OPEN;
 	return 0;
 }
@@ -522,14 +534,24 @@ static __always_inline void ossl_finish_enter(struct pt_regs *ctx, void *gctx, c
 	struct gcm_msg *m = msg_of(ctx, (__u64)gctx);
 	__u64 len[2] = {};
 
-	if (!m || !m->active)
+	if (!m && count_only) {
+		if (!rs_filter_pass())
+			return;
+		handle_new(ctx, (__u64)gctx, 0, RS_GCM_F_KEY_UNKNOWN);
+		m = msg_of(ctx, (__u64)gctx);
+	}
+	if (!m || (!m->active && !count_only))
 		return;
 	m->active = 0;
+	if (count_only)
+		m->caller = return_address(ctx);
 	bpf_probe_read_user(len, sizeof(len), gctx + OSSL_GCM_LEN_OFF);
 	m->aad = len[0];
 	m->payload = len[1];
 	m->dir = gcm_end_dir(GCM_END_OSSL_FINISH, m->dir, 0, tag != NULL);
 	call_park(ctx, m, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH);
+	if (count_only)
+		m->dir = RS_GCM_DIR_UNKNOWN;	/* what setiv resets otherwise */
 }
 
 SEC("uprobe")

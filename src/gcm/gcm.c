@@ -121,6 +121,7 @@ static int gcm_load(struct rs_collector *c)
 	g->skel->rodata->stack_window = g->stacks ? g->stack_window : 0;
 	g->skel->rodata->watch_exec = g->watch_exec;
 	g->skel->rodata->agent_mode = g->aggregate;
+	g->skel->rodata->count_only = g->set.count_only;
 	/* Load only the programs some library needs, and what a Go program
 	 * starting later would. */
 	bpf_object__for_each_program(p, g->skel->obj) {
@@ -487,7 +488,9 @@ static int gcm_metrics(struct rs_collector *c, struct rs_metrics *m)
 					  "Messages the library ended with another error.", labels, 1);
 	e.fam[FAM_UNCHECKED] = rs_family_new(m, "ringside_gcm_unchecked_opens", RS_COUNTER, NULL,
 					     "Opens whose tag the application compares itself.", labels, 1);
-	e.fam[FAM_LATENCY] = rs_family_new(m, "ringside_gcm_operation_duration_seconds", RS_HISTOGRAM,
+	/* Counting only, nothing was timed: no histogram rather than one of zeros. */
+	e.fam[FAM_LATENCY] = e.g->set.count_only ? NULL :
+			     rs_family_new(m, "ringside_gcm_operation_duration_seconds", RS_HISTOGRAM,
 					   "seconds", "Time from a message's start to its end.", labels,
 					   1e-9);
 	e.fam[FAM_SIZE] = rs_family_new(m, "ringside_gcm_message_size_bytes", RS_HISTOGRAM, "bytes",
@@ -523,6 +526,8 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 		g->perf_uprobes = opts->perf_uprobes;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, aggregate) + sizeof(bool))
 		g->aggregate = opts->aggregate;
+	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, count_only) + sizeof(bool))
+		g->set.count_only = opts->count_only;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, stack_window) + sizeof(unsigned int))
 		g->stack_window = opts->stack_window > RS_STACK_WINDOW_MAX ? RS_STACK_WINDOW_MAX :
 				  (opts->stack_window + RS_STACK_PAGE - 1) & ~(RS_STACK_PAGE - 1u);

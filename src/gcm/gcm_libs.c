@@ -32,7 +32,8 @@
  */
 static const struct gcm_probe_spec openssl_specs[] = {
 	E("CRYPTO_gcm128_init", "gcm_ossl_init", NULL, true),
-	E("CRYPTO_gcm128_setiv", "gcm_ossl_setiv", NULL, true),
+	/* The message's start: only its duration needs it (counting works without). */
+	{ "CRYPTO_gcm128_setiv", "gcm_ossl_setiv", NULL, true, NULL, true },
 	{ "CRYPTO_gcm128_finish", "gcm_ossl_finish", "gcm_ossl_finish_ret", true,
 	  "gcm_ossl_fin_session" },
 	E("CRYPTO_gcm128_decrypt", "gcm_ossl_decrypt", NULL, false),
@@ -211,6 +212,8 @@ static int resolve_family(struct gcm_libset *set, const char *path, int fd,
 		struct gcm_probe p = { .lib_id = lib_id, .spec = spec };
 		uint64_t vaddr, size;
 
+		if (set->count_only && spec->latency_only)
+			continue;
 		if (rs_symtab_find(st, spec->symbol, &vaddr, &size) ||
 		    rs_symtab_vaddr_to_offset(st, vaddr, &p.file_off)) {
 			if (spec->required) {

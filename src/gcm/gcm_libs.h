@@ -16,6 +16,7 @@ struct gcm_probe_spec {
 	bool required;
 	/* Where uprobe sessions are used: one program for entry and return instead. */
 	const char *session_prog;
+	bool latency_only;	/* probed only to time messages: left out when counting */
 };
 
 struct gcm_family {
@@ -49,6 +50,7 @@ struct gcm_libset {
 	char err[512];
 	char (*skipped)[320];	/* files found but not traced, and why */
 	unsigned int nr_skipped;
+	bool count_only;	/* no latency: probe points only timing needs are left out */
 };
 
 /*

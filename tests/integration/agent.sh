@@ -40,7 +40,7 @@ if command -v mkfs.btrfs >/dev/null && truncate -s 1G "$tmp/img" && mkfs.btrfs -
 fi
 
 port=$(free_port)
-"$RINGSIDE" agent --web.listen-address "127.0.0.1:$port" --web.config.file "$tmp/web.yml" \
+"$RINGSIDE" agent --web.listen-address "127.0.0.1:$port" --web.config.file "$tmp/web.yml" --collector.gcm.latency \
 	>"$tmp/agent.out" 2>"$tmp/agent.err" & ag=$!
 wait_for "$tmp/agent.err" '^ringside: serving https (basic auth)' 120 ||
 	{ fail agent_starts "$(tail -3 "$tmp/agent.err")"; exit 0; }
@@ -205,7 +205,9 @@ kill -TERM $ag; wait $ag; rc=$?; ag=
 [ "$rc" = 0 ] && pass agent_stops_on_sigterm || fail agent_stops_on_sigterm "exit $rc"
 
 # Cardinality: 500 process names, 100 label sets kept per metric, the rest
-# folded into __other__ and counted; no operation lost.
+# folded into __other__ and counted; no operation lost. This agent counts
+# without timing (the default): OpenSSL messages end at finish alone, and
+# seals, opens and tag failures are still exact.
 port2=$(free_port)
 "$RINGSIDE" agent --web.listen-address "127.0.0.1:$port2" --max-series 100 --no-collector.reclaim \
 	>/dev/null 2>"$tmp/agent2.err" & ag2=$!
@@ -218,8 +220,12 @@ done
 curl -s "http://127.0.0.1:$port2/metrics" >"$tmp/card.prom"
 python3 - "$tmp/card.prom" "$tmp/card.expect" <<'PY'
 import re, sys
-ops, kept, dropped = 0, 0, None
+ops, kept, dropped, tagfail, hist = 0, 0, None, 0, False
 for l in open(sys.argv[1]):
+    m = re.match(r'ringside_gcm_tag_failures_total\{.* (\d+)$', l)
+    if m:
+        tagfail += int(m.group(1))
+    hist = hist or l.startswith("ringside_gcm_operation_duration_seconds")
     m = re.match(r'ringside_gcm_operations_total\{comm="(card\d+|__other__)".* (\d+)$', l)
     if m:
         ops += int(m.group(2))
@@ -228,10 +234,14 @@ for l in open(sys.argv[1]):
     if m:
         dropped = int(m.group(1))
 want = sum(int(x[4:]) for l in open(sys.argv[2]) if l.startswith("expect") for x in l.split() if x.startswith("ops="))
+want_tf = sum(int(x[8:]) for l in open(sys.argv[2]) if l.startswith("expect") for x in l.split() if x.startswith("tagfail="))
 sets = sum(1 for l in open(sys.argv[2]) if l.startswith("expect"))  # one label set per expect line
 ok = kept == 101 and dropped == sets - 100 and ops == want
 print(("PASS agent_cardinality_capped (%d label sets, 100 kept, %d folded)" % (sets, dropped)) if ok else
       "FAIL agent_cardinality_capped: %d series, dropped %s of %d sets, ops %d of %d" % (kept, dropped, sets, ops, want))
+ok = ops == want and tagfail == want_tf and want_tf > 0 and not hist
+print(("PASS agent_counting_only_exact (%d messages, %d tag failures, no duration histogram)" % (ops, tagfail)) if ok
+      else "FAIL agent_counting_only_exact: ops %d of %d, tag failures %d of %d, histogram %s" % (ops, want, tagfail, want_tf, hist))
 PY
 kill -TERM $ag2; wait $ag2; ag2=
 

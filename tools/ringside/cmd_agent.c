@@ -29,9 +29,8 @@
 static const char agent_usage[] =
 	"Usage: ringside agent [OPTIONS]\n"
 	"Serve the collectors' counts as Prometheus metrics. GCM messages are counted\n"
-	"in the kernel by process name, library, direction and key bits (with\n"
-	"latency and size histograms); only tag failures cross the ring buffer, and\n"
-	"are logged. Reclaim is counted per memory cgroup reclaimed (in the kernel),\n"
+	"in the kernel by process name, library, direction and key bits (with a size\n"
+	"histogram); only tag failures cross the ring buffer, and are logged. Reclaim is counted per memory cgroup reclaimed (in the kernel),\n"
 	"and by trigger with a duration histogram (from its records, which are rare).\n"
 	"btrfs: block-group events, relocations and their duration by filesystem and\n"
 	"space_info type, and the reclaim threshold in force (a gauge).\n"
@@ -47,6 +46,9 @@ static const char agent_usage[] =
 	"      --collector.btrfs, --no-collector.btrfs\n"
 	"                         run a collector or not (default: each the kernel\n"
 	"                         supports; one asked for by name must start)\n"
+	"      --collector.gcm.latency\n"
+	"                         also time each GCM message (a duration histogram; an\n"
+	"                         OpenSSL message then takes one probe hit more)\n"
 	"      --max-series N     label sets per metric; the rest fold into one\n"
 	"                         __other__ series (default 2000)\n"
 	"  -p, --pid PID          only this process\n"
@@ -64,6 +66,7 @@ enum agent_opt {
 	OPT_TELEMETRY,
 	OPT_WEB_CONFIG,
 	OPT_MAX_SERIES,
+	OPT_GCM_LATENCY,
 	OPT_COL_ON,		/* + collector index */
 	OPT_COL_OFF = OPT_COL_ON + NR_COLS,
 };
@@ -73,6 +76,7 @@ struct agent {
 	const char *listen, *path;
 	struct web_config web;
 	unsigned int max_series;
+	bool gcm_latency;			/* time GCM messages (one probe hit more each) */
 	int want[NR_COLS];			/* -1 off, 0 default, 1 asked for */
 	struct ringside_session *sessions[NR_COLS];
 	unsigned int nr_sessions;
@@ -288,7 +292,8 @@ static int start_collector(struct agent *a, int col)
 	if (cli_session_open(&a->o, on_event, a, &s))
 		return -1;
 	if (col == COL_GCM) {
-		struct ringside_gcm_opts go = { .sz = sizeof(go), .aggregate = true };
+		struct ringside_gcm_opts go = { .sz = sizeof(go), .aggregate = true,
+						.count_only = !a->gcm_latency };
 
 		err = ringside_session_enable_gcm(s, &go);
 	} else if (col == COL_RECLAIM) {
@@ -364,6 +369,7 @@ static int parse_args(struct agent *a, int argc, char **argv)
 		{ "collector.btrfs", no_argument, NULL, OPT_COL_ON + COL_BTRFS },
 		{ "no-collector.btrfs", no_argument, NULL, OPT_COL_OFF + COL_BTRFS },
 		{ "max-series", required_argument, NULL, OPT_MAX_SERIES },
+		{ "collector.gcm.latency", no_argument, NULL, OPT_GCM_LATENCY },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ "comm", required_argument, NULL, OPT_COMM },
@@ -386,6 +392,7 @@ static int parse_args(struct agent *a, int argc, char **argv)
 		}
 		switch (opt) {
 		case OPT_LISTEN: a->listen = optarg; break;
+		case OPT_GCM_LATENCY: a->gcm_latency = true; break;
 		case OPT_TELEMETRY:
 			if (optarg[0] != '/' || !strcmp(optarg, "/") || !strncmp(optarg, "/-/", 3)) {
 				cli_err("--web.telemetry-path %s: give a path such as /metrics",
