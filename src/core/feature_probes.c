@@ -118,40 +118,60 @@ static int rb_count(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* A uprobe_multi link on our own function at file offset off: one hit when it is called. */
-static void probe_uprobe_multi(struct ringside_feature_result *r, const char *path, size_t off)
+/*
+ * The probe object with only prog loaded, as a program of attach_type (the
+ * uprobe_multi kinds Debian's libbpf does not know by section); NULL after
+ * saying why in r.
+ */
+static struct probe_bpf *load_as(struct ringside_feature_result *r, const char *prog_name,
+				 unsigned int attach_type, const char *what, const char *since)
 {
 	struct probe_bpf *skel = probe_bpf__open();
 	struct bpf_program *p;
-	uint64_t offset = off;
-	int err, fd;
+	int err;
 
 	if (!skel) {
 		rs_feature_set(r, false, "cannot open probe object: %s", strerror(errno));
-		return;
+		return NULL;
 	}
-	bpf_object__for_each_program(p, skel->obj)
-		bpf_program__set_autoload(p, p == skel->progs.probe_uprobe_multi);
-	bpf_program__set_expected_attach_type(skel->progs.probe_uprobe_multi, RS_BPF_TRACE_UPROBE_MULTI);
+	bpf_object__for_each_program(p, skel->obj) {
+		bool mine = !strcmp(bpf_program__name(p), prog_name);
+
+		bpf_program__set_autoload(p, mine);
+		if (mine)
+			bpf_program__set_expected_attach_type(p, attach_type);
+	}
 	skel->rodata->rs_filter.tgid = getpid();
 	err = probe_bpf__load(skel);
 	if (err) {
-		rs_feature_set(r, false, "uprobe_multi program load failed: %s%s", strerror(-err),
-		    err == -EINVAL ? " (Linux < 6.6)" : rs_eperm_hint(err));
+		rs_feature_set(r, false, "%s program load failed: %s%s", what, strerror(-err),
+			       err == -EINVAL || err == -ESRCH ? since : rs_eperm_hint(err));
 		probe_bpf__destroy(skel);
-		return;
+		return NULL;
 	}
+	return skel;
+}
+
+/* A uprobe_multi link on our own function at file offset off: one hit when it is called. */
+static void probe_uprobe_multi(struct ringside_feature_result *r, const char *path, size_t off)
+{
+	struct probe_bpf *skel = load_as(r, "probe_uprobe_multi", RS_BPF_TRACE_UPROBE_MULTI,
+					 "uprobe_multi", " (Linux < 6.6)");
+	uint64_t offset = off;
+	int fd;
+
+	if (!skel)
+		return;
 	fd = rs_uprobe_multi_link(bpf_program__fd(skel->progs.probe_uprobe_multi), path, &offset, NULL,
 				  1, getpid(), false);
-	if (fd < 0) {
-		rs_feature_set(r, false, "uprobe_multi link on %s+0x%zx failed: %s%s", path, off, strerror(-fd),
-		    fd == -EINVAL ? " (Linux < 6.6)" : rs_eperm_hint(fd));
-	} else if (rs_probe_target(1) == 2 && skel->bss->uprobe_multi_hits == 1) {
+	if (fd < 0)
+		rs_feature_set(r, false, "uprobe_multi link on %s+0x%zx failed: %s%s", path, off,
+			       strerror(-fd), fd == -EINVAL ? " (Linux < 6.6)" : rs_eperm_hint(fd));
+	else if (rs_probe_target(1) == 2 && skel->bss->uprobe_multi_hits == 1)
 		rs_feature_set(r, true, "one link on our own function fired once");
-	} else {
+	else
 		rs_feature_set(r, false, "uprobe_multi link fired %llu times (expected 1)",
-		    (unsigned long long)skel->bss->uprobe_multi_hits);
-	}
+			       (unsigned long long)skel->bss->uprobe_multi_hits);
 	if (fd >= 0)
 		close(fd);
 	probe_bpf__destroy(skel);
@@ -160,27 +180,13 @@ static void probe_uprobe_multi(struct ringside_feature_result *r, const char *pa
 /* A uprobe session on our own function: the program runs once at entry and once at return. */
 static void probe_uprobe_session(struct ringside_feature_result *r, const char *path, size_t off)
 {
-	struct probe_bpf *skel = probe_bpf__open();
-	struct bpf_program *p;
+	struct probe_bpf *skel = load_as(r, "probe_uprobe_session", RS_BPF_TRACE_UPROBE_SESSION,
+					 "uprobe session", " (Linux < 6.13)");
 	uint64_t offset = off;
-	int err, fd;
+	int fd;
 
-	if (!skel) {
-		rs_feature_set(r, false, "cannot open probe object: %s", strerror(errno));
+	if (!skel)
 		return;
-	}
-	bpf_object__for_each_program(p, skel->obj)
-		bpf_program__set_autoload(p, p == skel->progs.probe_uprobe_session);
-	bpf_program__set_expected_attach_type(skel->progs.probe_uprobe_session,
-					      RS_BPF_TRACE_UPROBE_SESSION);
-	skel->rodata->rs_filter.tgid = getpid();
-	err = probe_bpf__load(skel);
-	if (err) {
-		rs_feature_set(r, false, "uprobe session program load failed: %s%s", strerror(-err),
-			       err == -EINVAL || err == -ESRCH ? " (Linux < 6.13)" : rs_eperm_hint(err));
-		probe_bpf__destroy(skel);
-		return;
-	}
 	fd = rs_uprobe_session_link(bpf_program__fd(skel->progs.probe_uprobe_session), path, &offset,
 				    NULL, 1, getpid());
 	if (fd < 0)

@@ -230,6 +230,19 @@ struct {
 	__type(value, struct rs_total_val);
 } gcm_agg SEC(".maps");
 
+/* One message into a row of counters (RS_GCM_TOTAL_* order): totals and agent rows alike. */
+static __always_inline void add_counts(struct rs_total_val *v, const struct gcm_call *c, __u8 result,
+				       __u64 latency)
+{
+	v->c[RS_GCM_TOTAL_OPS]++;
+	v->c[RS_GCM_TOTAL_AAD] += c->m.aad;
+	v->c[RS_GCM_TOTAL_PAYLOAD] += c->m.payload;
+	v->c[RS_GCM_TOTAL_TAG_FAIL] += result == RS_GCM_TAG_FAIL;
+	v->c[RS_GCM_TOTAL_ERRORS] += result == RS_GCM_ERROR;
+	v->c[RS_GCM_TOTAL_UNCHECKED] += result == RS_GCM_UNCHECKED;
+	v->c[RS_GCM_TOTAL_LAT_SUM] += latency;
+}
+
 /* log2 slot as ringside_hist_slot(): 0 for 0, else the index of the top bit plus one. */
 static __always_inline __u8 log2_slot(__u64 v)
 {
@@ -297,13 +310,7 @@ static __always_inline void count_agg(const struct gcm_call *c, __u8 result, __u
 	v = agg_row(&key);
 	if (!v)
 		return;
-	v->c[RS_GCM_TOTAL_OPS]++;
-	v->c[RS_GCM_TOTAL_AAD] += c->m.aad;
-	v->c[RS_GCM_TOTAL_PAYLOAD] += c->m.payload;
-	v->c[RS_GCM_TOTAL_TAG_FAIL] += result == RS_GCM_TAG_FAIL;
-	v->c[RS_GCM_TOTAL_ERRORS] += result == RS_GCM_ERROR;
-	v->c[RS_GCM_TOTAL_UNCHECKED] += result == RS_GCM_UNCHECKED;
-	v->c[RS_GCM_TOTAL_LAT_SUM] += latency;
+	add_counts(v, c, result, latency);
 	/* The histograms go with the row the counters went to (comm, or other). */
 	agg_slot(&key, RS_GCM_AGG_LATENCY, latency);
 	agg_slot(&key, RS_GCM_AGG_SIZE, c->m.payload);
@@ -322,13 +329,7 @@ static __always_inline void count_total(const struct gcm_call *c, __u8 result, _
 
 	if (!v)
 		return;
-	v->c[RS_GCM_TOTAL_OPS]++;
-	v->c[RS_GCM_TOTAL_AAD] += c->m.aad;
-	v->c[RS_GCM_TOTAL_PAYLOAD] += c->m.payload;
-	v->c[RS_GCM_TOTAL_TAG_FAIL] += result == RS_GCM_TAG_FAIL;
-	v->c[RS_GCM_TOTAL_ERRORS] += result == RS_GCM_ERROR;
-	v->c[RS_GCM_TOTAL_UNCHECKED] += result == RS_GCM_UNCHECKED;
-	v->c[RS_GCM_TOTAL_LAT_SUM] += latency;
+	add_counts(v, c, result, latency);
 }
 
 /* A load-time constant, whole pages: the verifier sees both uses as the same number. */
