@@ -33,6 +33,16 @@ uretprobe:$LIB:CRYPTO_gcm128_finish /@ctx[tid]/ {
 }
 BT
 
+# The floor: what the kernel charges for probe hits themselves, on the function
+# every tracer here uses: one no-op entry probe, and a no-op entry+return pair.
+cat >"$tmp/floor1.bt" <<BT
+uprobe:$LIB:CRYPTO_gcm128_finish { }
+BT
+cat >"$tmp/floor2.bt" <<BT
+uprobe:$LIB:CRYPTO_gcm128_finish { }
+uretprobe:$LIB:CRYPTO_gcm128_finish { }
+BT
+
 cat >"$tmp/count.bt" <<BT
 uprobe:$LIB:CRYPTO_gcm128_setiv, uprobe:$LIB:CRYPTO_gcm128_finish /comm == "gcm_workload"/ { @[comm] = count(); }
 BT
@@ -41,7 +51,7 @@ wait_for() { for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; 
 run_loop() { "$LOOP" --seal-loop "$1" "$SECS"; }
 
 # Tracers run once across all sizes, so their start-up is not measured.
-declare -A base rs bt ag btc
+declare -A base rs bt ag btc f1 f2
 for size in 16 64 1024 16384; do base[$size]=$(run_loop $size); done
 
 "$RINGSIDE" gcm --lib "$LIB" --comm gcm_workload --interval 1000 >"$tmp/rs.out" 2>"$tmp/rs.err" &
@@ -71,6 +81,14 @@ wait_for "$tmp/btc.out" 'Attaching' && sleep 1
 for size in 16 64 1024 16384; do btc[$size]=$(run_loop $size); done
 kill -INT $btc_pid; wait $btc_pid
 
+for f in 1 2; do
+	bpftrace "$tmp/floor$f.bt" >"$tmp/floor$f.out" 2>&1 &
+	fl_pid=$!
+	wait_for "$tmp/floor$f.out" 'Attaching' && sleep 1
+	for size in 16 64 1024 16384; do eval "f$f[$size]=\$(run_loop $size)"; done
+	kill -INT $fl_pid; wait $fl_pid
+done
+
 printf '%-8s %11s %11s %11s %11s %11s %8s %8s %8s %8s\n' size untraced ringside agent bpftrace bt_count \
 	rs_ratio ag_ratio bt_ratio btc_ratio
 for size in 16 64 1024 16384; do
@@ -84,5 +102,13 @@ echo "added ns per message at 16 B: ringside $(awk -v b=${base[16]} -v r=${rs[16
 	"bpftrace $(awk -v b=${base[16]} -v r=${bt[16]} 'BEGIN{printf "%.0f", 1e9/r-1e9/b}')," \
 	"bpftrace count $(awk -v b=${base[16]} -v r=${btc[16]} 'BEGIN{printf "%.0f", 1e9/r-1e9/b}')"
 echo "the agent counted $ag_ops messages (its own /metrics)"
+# Per seal, by design: agent 1 hit (finish as a session), ringside 2 (setiv,
+# finish), the bpftrace script 3 (setiv, finish, its return), the counter 2.
+awk -v b=${base[16]} -v f1=${f1[16]} -v f2=${f2[16]} -v r=${rs[16]} -v a=${ag[16]} -v t=${bt[16]} \
+	-v c=${btc[16]} 'BEGIN {
+	e = 1e9 / f1 - 1e9 / b; p = 1e9 / f2 - 1e9 / b
+	printf "floor at 16 B: a no-op entry probe adds %.0f ns, a no-op entry+return pair %.0f ns\n", e, p
+	printf "as multiples of the one-entry floor: agent %.2f (1 hit), ringside %.2f (2), bpftrace script %.2f (3), bpftrace counter %.2f (2)\n",
+		(1e9 / a - 1e9 / b) / e, (1e9 / r - 1e9 / b) / e, (1e9 / t - 1e9 / b) / e, (1e9 / c - 1e9 / b) / e }' 
 ops=$(awk '/openssl/ && /seal/ {s += $6} END {print s + 0}' "$tmp/rs.out")
 echo "ringside counted $ops seals while tracing (summary rows of its own output)"
