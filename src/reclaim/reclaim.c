@@ -30,6 +30,7 @@ struct trig_agg {
 	int swappiness;			/* in force at the last request */
 	uint64_t slots[RINGSIDE_HIST_SLOTS];	/* duration, log2 ns */
 	uint64_t sum_ns;
+	uint64_t reclaimed[2], scanned[2];	/* pages: anon, file */
 };
 
 struct cg_name {
@@ -222,6 +223,10 @@ static int reclaim_inspect(struct rs_collector *c, const struct rs_event_hdr *ev
 	a->swappiness = sw >= 0 ? sw : ringside_memcg_swappiness(cg_path(r, e->target_cgroup_id));
 	a->slots[ringside_hist_slot(e->duration_ns)]++;
 	a->sum_ns += e->duration_ns;
+	a->reclaimed[0] += e->reclaimed_anon;
+	a->reclaimed[1] += e->reclaimed_file;
+	a->scanned[0] += e->scanned_anon;
+	a->scanned[1] += e->scanned_file;
 	return 0;
 }
 
@@ -252,6 +257,14 @@ static int reclaim_expo_row(void *ctx, const struct rs_total_key *k, const struc
 static void reclaim_trigger_families(struct rs_reclaim *r, struct rs_metrics *m)
 {
 	static const char *const cg_trig[] = { "cgroup", "trigger", NULL };
+	static const char *const cg_trig_type[] = { "cgroup", "trigger", "type", NULL };
+	static const char *const types[] = { "anon", "file" };
+	struct rs_family *reclaimed = rs_family_new(m, "ringside_reclaim_trigger_reclaimed_bytes",
+						    RS_COUNTER, "bytes", "Bytes reclaimed, by "
+						    "trigger and LRU type.", cg_trig_type, 1);
+	struct rs_family *scanned = rs_family_new(m, "ringside_reclaim_trigger_scanned_pages",
+						  RS_COUNTER, NULL, "Pages scanned, by trigger and "
+						  "LRU type.", cg_trig_type, 1);
 	struct rs_family *dur = rs_family_new(m, "ringside_reclaim_duration_seconds", RS_HISTOGRAM,
 					      "seconds", "Reclaim invocations by how long they took, "
 					      "by trigger.", cg_trig, 1e-9);
@@ -271,9 +284,17 @@ static void reclaim_trigger_families(struct rs_reclaim *r, struct rs_metrics *m)
 		rs_family_observe(dur, v, 0, 0, a->sum_ns / 1e9);
 		if (a->swappiness >= 0)
 			rs_family_add(sw, v, a->swappiness);
+		for (int t = 0; t < 2; t++) {
+			const char *vt[] = { v[0], v[1], types[t] };
+
+			rs_family_add(reclaimed, vt, (double)a->reclaimed[t] * 4096);
+			rs_family_add(scanned, vt, (double)a->scanned[t]);
+		}
 	}
 	rs_family_end(dur);
 	rs_family_end(sw);
+	rs_family_end(reclaimed);
+	rs_family_end(scanned);
 }
 
 static int reclaim_metrics(struct rs_collector *c, struct rs_metrics *m)

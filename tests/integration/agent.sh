@@ -139,6 +139,12 @@ if [ -n "$cg" ]; then
 	until_query "sum(ringside_reclaim_invocations_total{cgroup=\"$cg\"})" 1 &&
 		pass agent_prometheus_reclaim_invocation || fail agent_prometheus_reclaim_invocation \
 		"$(query "sum(ringside_reclaim_invocations_total{cgroup=\"$cg\"})")"
+	# By trigger (from the records) as by cgroup (the kernel's totals): the same pages.
+	until_query "sum(ringside_reclaim_trigger_reclaimed_bytes_total{cgroup=\"$cg\",trigger=\"force_empty\"})" \
+		"$(query "sum(ringside_reclaim_reclaimed_bytes_total{cgroup=\"$cg\"})")" &&
+		[ "$(query "sum(ringside_reclaim_reclaimed_bytes_total{cgroup=\"$cg\"})")" -gt 0 ] &&
+		pass agent_prometheus_reclaim_bytes_by_trigger || fail agent_prometheus_reclaim_bytes_by_trigger \
+		"$(query "sum(ringside_reclaim_trigger_reclaimed_bytes_total{cgroup=\"$cg\"})") vs $(query "sum(ringside_reclaim_reclaimed_bytes_total{cgroup=\"$cg\"})")"
 	until_query "sum(ringside_reclaim_duration_seconds_count{cgroup=\"$cg\",trigger=\"force_empty\"})" 1 &&
 		pass agent_prometheus_reclaim_by_trigger || fail agent_prometheus_reclaim_by_trigger \
 		"$(curl -sk -u scraper:s3cret "$url/metrics" | grep "reclaim_duration_seconds_count" | head -3)"
