@@ -86,6 +86,7 @@ row cleanup_argument "cleanup takes no arguments" cleanup extra
 row stacks_without_events "add --events" gcm --stacks
 row stacks_bad_mode "the mode is fp" gcm --events --stacks=frames
 row stack_window_too_small "give bytes from 4096" gcm --events --stacks=dwarf --stack-window 100
+row count_only_with_hist "--hist includes latency, which --count-only does not measure" gcm --count-only --hist
 row stack_window_without_dwarf "add --stacks=dwarf" gcm --events --stacks --stack-window 8192
 # Profile values
 row profile_swappiness_999 "bad --swappiness '999'" reclaim profile --cgroup /sys --swappiness 999

@@ -72,6 +72,13 @@ run_traced perf --only openssl,gcrypt -- -p @PID@ --perf-uprobes
 pid=$(awk '/^ready/{print $2}' "$tmp/perf.expect")
 python3 tests/integration/gcm_check.py "$tmp/perf.expect" "$tmp/perf.json" "$pid" | sed 's/^\(PASS\|FAIL\) gcm_/\1 gcm_perf_uprobes_/'
 
+# 2c. --count-only: OpenSSL's messages end at finish alone (no probe at their
+# start): the same exact counts, bytes, key bits and tag failures.
+run_traced countonly --only openssl,tls,gnutls -- -p @PID@ --count-only
+pid=$(awk '/^ready/{print $2}' "$tmp/countonly.expect")
+COUNT_ONLY=1 python3 tests/integration/gcm_check.py "$tmp/countonly.expect" "$tmp/countonly.json" "$pid" |
+	sed 's/^\(PASS\|FAIL\) gcm_/\1 gcm_count_only_/'
+
 # 3. System-wide (the system's libraries, every process), narrowed by --comm.
 run_traced sys -- --comm gcm_workload
 pid=$(awk '/^ready/{print $2}' "$tmp/sys.expect")

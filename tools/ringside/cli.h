@@ -37,6 +37,7 @@ enum cli_long_opt {
 	OPT_PERF_UPROBES,	/* gcm */
 	OPT_STACK_WINDOW,	/* gcm */
 	OPT_TARGET_CGROUP,	/* reclaim */
+	OPT_COUNT_ONLY,		/* gcm */
 };
 
 /* getopt_long entries every tracing subcommand accepts; ends with a zero entry. */

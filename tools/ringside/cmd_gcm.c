@@ -42,6 +42,8 @@ static const char gcm_usage[] =
 	"                         pages from the one sp is in (4096-16384, default\n"
 	"                         12288); frames beyond it are not shown\n"
 	"      --perf-uprobes     one perf-event uprobe per probe point (the pre-6.6 way)\n"
+	"      --count-only       count without timing: an OpenSSL message takes one probe\n"
+	"                         hit fewer; its latency shows as -\n"
 	"                         instead of uprobe_multi links\n"
 	"\n"
 	"Tag failures (an open whose authentication failed) are always printed.\n"
@@ -56,7 +58,7 @@ struct gcm_cli {
 	struct cli_opts o;
 	const char *paths[64];
 	unsigned int nr_paths;
-	bool events, hist, stacks, perf_uprobes;
+	bool events, hist, stacks, perf_uprobes, count_only;
 	unsigned int stack_window;		/* 0: frame pointers; else dwarf, bytes */
 	struct ringside_unwinder *unwinder;
 	struct ringside_session *s;
@@ -138,6 +140,16 @@ static unsigned int event_frames(struct gcm_cli *g, const struct rs_gcm_event *e
 	return code_frames(g, pid, frames, n);
 }
 
+/* Microseconds, or "-" for what was not timed (--count-only). */
+#define usecs(ns, buf) usecs_fmt((ns), (buf), sizeof(buf))
+static const char *usecs_fmt(uint64_t ns, char *buf, size_t len)
+{
+	if (!ns)
+		return "-";
+	snprintf(buf, len, "%.3f", ns / 1000.0);
+	return buf;
+}
+
 static void print_event(struct gcm_cli *g, const struct rs_gcm_event *e, size_t size)
 {
 	char caller[512];
@@ -175,10 +187,12 @@ static void print_event(struct gcm_cli *g, const struct rs_gcm_event *e, size_t 
 		ringside_json_end(&j);
 		return;
 	}
-	printf("%-16s %7u %7u %-9s %-4s %4u %6llu %8llu %10.3f %-9s %s\n", e->hdr.comm, e->hdr.tgid,
+	char lat[24];
+
+	printf("%-16s %7u %7u %-9s %-4s %4u %6llu %8llu %10s %-9s %s\n", e->hdr.comm, e->hdr.tgid,
 	       e->hdr.tid, ringside_gcm_lib_name(e->lib), ringside_gcm_dir_name(e->dir),
 	       e->key_bits, (unsigned long long)e->aad_bytes, (unsigned long long)e->payload_bytes,
-	       e->latency_ns / 1000.0, ringside_gcm_result_name(e->result), caller);
+	       usecs(e->latency_ns, lat), ringside_gcm_result_name(e->result), caller);
 	for (unsigned int i = 0; i < nr_stack; i++) {
 		char frame[512];
 
@@ -262,10 +276,13 @@ static int print_row(void *ctx, const struct ringside_gcm_row *r)
 		printf("%-7s %-16s %-9s %-4s %4s %9s %10s %9s %9s %9s %7s\n", "PID", "COMM", "LIB", "DIR",
 		       "BITS", "OPS", "OPS/s", "MB/s", "P50(us)", "P99(us)", "TAGFAIL");
 	rc->any = true;
-	printf("%-7u %-16s %-9s %-4s %4u %9llu %10.1f %9.3f %9.3f %9.3f %7llu", r->tgid, r->comm,
+	char p50[24], p99[24];
+
+	printf("%-7u %-16s %-9s %-4s %4u %9llu %10.1f %9.3f %9s %9s %7llu", r->tgid, r->comm,
 	       ringside_gcm_lib_name(r->lib), ringside_gcm_dir_name(r->dir), r->key_bits,
 	       (unsigned long long)r->ops, r->ops / secs, r->payload_bytes / secs / 1e6,
-	       r->lat_p50_ns / 1000.0, r->lat_p99_ns / 1000.0, (unsigned long long)r->tag_failures);
+	       usecs(r->lat_max_ns ? r->lat_p50_ns : 0, p50), usecs(r->lat_p99_ns, p99),
+	       (unsigned long long)r->tag_failures);
 	if (r->unchecked)
 		printf("  %llu unchecked", (unsigned long long)r->unchecked);
 	/* The counts are exact; the latency columns are not, when records were lost. */
@@ -508,6 +525,7 @@ int cmd_gcm(int argc, char **argv)
 		{ "stacks", optional_argument, NULL, 's' },
 		{ "stack-window", required_argument, NULL, OPT_STACK_WINDOW },
 		{ "perf-uprobes", no_argument, NULL, OPT_PERF_UPROBES },
+		{ "count-only", no_argument, NULL, OPT_COUNT_ONLY },
 		CLI_COMMON_LONGOPTS,
 		{ 0 },
 	};
@@ -543,6 +561,7 @@ int cmd_gcm(int argc, char **argv)
 			}
 			break;
 		case OPT_PERF_UPROBES: g.perf_uprobes = true; break;
+		case OPT_COUNT_ONLY: g.count_only = true; break;
 		case 'h': fputs(gcm_usage, stdout); return 0;
 		default:
 			ret = cli_common_opt(opt, optarg, &g.o);
@@ -554,6 +573,10 @@ int cmd_gcm(int argc, char **argv)
 	}
 	if (optind < argc) {
 		cli_err("unexpected argument '%s': see ringside gcm --help", argv[optind]);
+		return 2;
+	}
+	if (g.count_only && g.hist) {
+		cli_err("--hist includes latency, which --count-only does not measure: drop one");
 		return 2;
 	}
 	if (g.stacks && !g.events) {
@@ -579,6 +602,7 @@ int cmd_gcm(int argc, char **argv)
 	go.stacks = g.stacks;
 	go.stack_window = g.stack_window;
 	go.perf_uprobes = g.perf_uprobes;
+	go.count_only = g.count_only;
 	ret = 1;
 	err = ringside_session_enable_gcm(g.s, &go);
 	if (err) {
