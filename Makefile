@@ -26,7 +26,7 @@ DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libcapstone-dev 
              libmicrohttpd-dev libyaml-dev libcrypt-dev
 DEB_TEST  := libssl-dev libgnutls28-dev libgcrypt20-dev openssl btrfs-progs bpftrace \
              util-linux procps kmod python3 libclang-rt-14-dev gnutls-bin nettle-dev \
-             golang-go prometheus
+             golang-go prometheus curl
 DEB_PKGS  := $(DEB_BUILD) $(DEB_TEST)
 
 ifeq ($(SAN),1)
