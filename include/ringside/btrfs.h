@@ -94,6 +94,8 @@ struct ringside_btrfs_threshold {
 void ringside_btrfs_threshold(const struct rs_btrfs_space *in, struct ringside_btrfs_threshold *out);
 
 enum ringside_btrfs_type { RINGSIDE_BTRFS_DATA, RINGSIDE_BTRFS_METADATA, RINGSIDE_BTRFS_SYSTEM };
+/* "data", "metadata", "system": a space_info's directory under allocation/. */
+const char *ringside_btrfs_type_name(enum ringside_btrfs_type type);
 
 struct ringside_btrfs_counters {
 	__u64 reclaim_count, reclaim_bytes, reclaim_errors;

@@ -185,7 +185,6 @@ static int btrfs_inspect(struct rs_collector *c, const struct rs_event_hdr *ev, 
 	return 0;
 }
 
-static const char *const type_names[] = { "data", "metadata", "system" };
 
 struct threshold_walk {
 	struct rs_family *pct;
@@ -203,7 +202,7 @@ static int threshold_of_mount(void *ctx, const struct rs_mount_entry *m)
 	for (unsigned int t = 0; t < 3; t++) {
 		struct rs_btrfs_space sp;
 		struct ringside_btrfs_threshold th;
-		const char *v[3] = { fs.mountpoint, type_names[t], NULL };
+		const char *v[3] = { fs.mountpoint, ringside_btrfs_type_name(t), NULL };
 
 		if (ringside_btrfs_space_read(&fs, t, &sp, NULL))
 			continue;
@@ -246,7 +245,7 @@ static int btrfs_metrics(struct rs_collector *c, struct rs_metrics *m)
 		const struct bg_agg *a = &b->agg[i];
 		struct ringside_btrfs_fs fs;
 		char uuid[40];
-		const char *v[3] = { uuid, type_names[a->type], NULL };
+		const char *v[3] = { uuid, ringside_btrfs_type_name(a->type), NULL };
 
 		if (!ringside_btrfs_fs_of_fsid(a->fsid, &fs))
 			v[0] = fs.mountpoint;

@@ -253,10 +253,16 @@ out:
 	return err;
 }
 
+const char *ringside_btrfs_type_name(enum ringside_btrfs_type type)
+{
+	static const char *const names[] = { "data", "metadata", "system" };
+
+	return (unsigned int)type <= RINGSIDE_BTRFS_SYSTEM ? names[type] : "?";
+}
+
 int ringside_btrfs_space_read(const struct ringside_btrfs_fs *fs, enum ringside_btrfs_type type,
 			      struct rs_btrfs_space *out, struct ringside_btrfs_counters *counters)
 {
-	static const char *const names[] = { "data", "metadata", "system" };
 	char dir[256], datadir[256], zoned[256];
 	__u64 v = 0;
 	int err;
@@ -264,7 +270,8 @@ int ringside_btrfs_space_read(const struct ringside_btrfs_fs *fs, enum ringside_
 	memset(out, 0, sizeof(*out));
 	if ((unsigned int)type > RINGSIDE_BTRFS_SYSTEM)
 		return -EINVAL;
-	snprintf(dir, sizeof(dir), "/sys/fs/btrfs/%s/allocation/%s", fs->uuid, names[type]);
+	snprintf(dir, sizeof(dir), "/sys/fs/btrfs/%s/allocation/%s", fs->uuid,
+		 ringside_btrfs_type_name(type));
 	snprintf(datadir, sizeof(datadir), "/sys/fs/btrfs/%s/allocation/data", fs->uuid);
 	if (access(dir, F_OK))
 		return -ENOENT;

@@ -16,6 +16,7 @@
 #include "metrics_int.h"
 #include "session_int.h"
 #include "totals.h"
+#include "proc_stat.h"
 
 #define SLOTS RINGSIDE_HIST_SLOTS
 #define OTHER "__other__"
@@ -404,19 +405,14 @@ static void process_families(struct rs_metrics *m)
 	struct rs_family *f;
 	char line[1024];
 	unsigned int fds = 0;
-	FILE *st = fopen("/proc/self/stat", "re");
+	const char *fields = rs_proc_stat_fields(getpid(), line, sizeof(line));
+	FILE *st;
 	DIR *d;
 
-	if (st && fgets(line, sizeof(line), st)) {
-		/* After the comm's closing parenthesis: state is field 3. */
-		char *p = strrchr(line, ')');
-
-		if (p)
-			sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %*d %*d %*d %*d "
-				      "%*d %*d %llu %lu %ld", &utime, &stime, &start, &vsize, &rss);
-	}
-	if (st)
-		fclose(st);
+	/* From state (field 3) on: utime, stime, starttime, vsize, rss. */
+	if (fields)
+		sscanf(fields, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %*d %*d %*d %*d "
+			       "%*d %*d %llu %lu %ld", &utime, &stime, &start, &vsize, &rss);
 	st = fopen("/proc/stat", "re");
 	while (st && fgets(line, sizeof(line), st))
 		if (sscanf(line, "btime %lf", &boot) == 1)

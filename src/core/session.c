@@ -70,7 +70,6 @@ int ringside_session_target_check(struct ringside_session *s)
 	return 0;
 }
 
-#define open_fail rs_fail_last
 
 int ringside_session_open(const struct ringside_session_opts *opts,
 			  struct ringside_session **out)
@@ -82,16 +81,16 @@ int ringside_session_open(const struct ringside_session_opts *opts,
 	*out = NULL;
 	rs_clear_last();
 	if (!opts || opts->sz < offsetof(struct ringside_session_opts, ctx) + sizeof(void *))
-		return open_fail(-EINVAL, "no session options, or options from another version: "
+		return rs_fail_last(-EINVAL, "no session options, or options from another version: "
 				 "set opts.sz = sizeof(struct ringside_session_opts)");
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return open_fail(-ENOMEM, "out of memory");
+		return rs_fail_last(-ENOMEM, "out of memory");
 	memcpy(&s->opts, opts, sizeof(s->opts) < opts->sz ? sizeof(s->opts) : opts->sz);
 	if (!s->opts.ringbuf_bytes)
 		s->opts.ringbuf_bytes = RS_DEFAULT_RINGBUF;
 	if (!is_pow2(s->opts.ringbuf_bytes) || s->opts.ringbuf_bytes < (size_t)page) {
-		err = open_fail(-EINVAL, "ring buffer of %zu bytes: give a power of two of at least "
+		err = rs_fail_last(-EINVAL, "ring buffer of %zu bytes: give a power of two of at least "
 				"%ld bytes (a page)", s->opts.ringbuf_bytes, page);
 		free(s);
 		return err;
@@ -109,7 +108,7 @@ int ringside_session_open(const struct ringside_session_opts *opts,
 		err = rs_cgroup_resolve(opts->cgroup_path, &ref);
 		if (err) {
 			free(s);
-			return open_fail(err, "cgroup %s: %s: give a cgroup directory or its path as "
+			return rs_fail_last(err, "cgroup %s: %s: give a cgroup directory or its path as "
 					 "/proc/PID/cgroup shows it", opts->cgroup_path,
 					 ringside_strerror(err));
 		}
@@ -124,7 +123,7 @@ int ringside_session_open(const struct ringside_session_opts *opts,
 		if (err) {
 			free(s->cgroup_path);
 			free(s);
-			return open_fail(err, "PID %d: %s", (int)opts->pid,
+			return rs_fail_last(err, "PID %d: %s", (int)opts->pid,
 					 err == -ESRCH ? "no such process" : ringside_strerror(err));
 		}
 	}

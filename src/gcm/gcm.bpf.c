@@ -311,8 +311,10 @@ static __always_inline void count_agg(const struct gcm_call *c, __u8 result, __u
 	if (!v)
 		return;
 	add_counts(v, c, result, latency);
-	/* The histograms go with the row the counters went to (comm, or other). */
-	agg_slot(&key, RS_GCM_AGG_LATENCY, latency);
+	/* The histograms go with the row the counters went to (comm, or other);
+	 * counting only, nothing was timed: no latency rows to update. */
+	if (!count_only)
+		agg_slot(&key, RS_GCM_AGG_LATENCY, latency);
 	agg_slot(&key, RS_GCM_AGG_SIZE, c->m.payload);
 }
 
@@ -562,15 +564,21 @@ int BPF_KPROBE(gcm_ossl_finish, void *gctx, const void *tag)
 	return 0;
 }
 
-/* finish() returns 0 when a given tag matches; without one (seal) it returns -1. */
-SEC("uretprobe")
-int BPF_KRETPROBE(gcm_ossl_finish_ret, long rc)
+/* The parked finish ends with rc: 0 when a given tag matched; -1 without one (seal). */
+static __always_inline void ossl_finish_done(struct pt_regs *ctx, int rc)
 {
 	struct gcm_call *c = call_take(GCM_CALL_FINISH);
 
 	if (c)
-		call_done(ctx, c, gcm_end_result(RS_GCM_LIB_OPENSSL, GCM_END_OSSL_FINISH, c->m.dir,
-						 (int)rc), (int)rc);
+		call_done(ctx, c, gcm_end_result(RS_GCM_LIB_OPENSSL, GCM_END_OSSL_FINISH, c->m.dir, rc),
+			  rc);
+}
+
+/* finish() returns 0 when a given tag matches; without one (seal) it returns -1. */
+SEC("uretprobe")
+int BPF_KRETPROBE(gcm_ossl_finish_ret, long rc)
+{
+	ossl_finish_done(ctx, (int)rc);
 	return 0;
 }
 
@@ -585,23 +593,14 @@ extern bool bpf_session_is_return(void) __ksym __weak;
 SEC("uprobe")
 int BPF_KPROBE(gcm_ossl_fin_session, void *gctx, const void *tag)
 {
-	struct gcm_call *c;
-
 	if (bpf_session_is_return()) {
-		c = call_take(GCM_CALL_FINISH);
-		if (c)
-			call_done(ctx, c, gcm_end_result(RS_GCM_LIB_OPENSSL, GCM_END_OSSL_FINISH,
-							 c->m.dir, (int)PT_REGS_RC(ctx)),
-				  (int)PT_REGS_RC(ctx));
+		ossl_finish_done(ctx, (int)PT_REGS_RC(ctx));
 		return 0;
 	}
 	ossl_finish_enter(ctx, gctx, tag);
 	if (tag)
 		return 0;	/* the tag check's result comes at return */
-	c = call_take(GCM_CALL_FINISH);
-	if (c)
-		call_done(ctx, c, gcm_end_result(RS_GCM_LIB_OPENSSL, GCM_END_OSSL_FINISH, c->m.dir, -1),
-			  -1);
+	ossl_finish_done(ctx, -1);
 	return 1;		/* nothing to wait for: no return probe */
 }
 

@@ -72,7 +72,6 @@ struct btrfs_cli {
 	double last_tick;
 };
 
-static const char *const type_names[] = { "data", "metadata", "system" };
 
 static void human(uint64_t v, char *out, size_t len)
 {
@@ -272,7 +271,7 @@ static void summarize(void *ctx, double elapsed, bool final)
 				ringside_json_double(&j, "interval_s", secs, 3);
 				ringside_json_str(&j, "fsid", f->fs.uuid);
 				ringside_json_str(&j, "mountpoint", f->mounted ? f->fs.mountpoint : "");
-				ringside_json_str(&j, "space_info", type_names[t]);
+				ringside_json_str(&j, "space_info", ringside_btrfs_type_name(t));
 				ringside_json_u64(&j, "reclaim_count", d.reclaim_count);
 				ringside_json_u64(&j, "reclaim_bytes", d.reclaim_bytes);
 				ringside_json_u64(&j, "reclaim_errors", d.reclaim_errors);
@@ -309,7 +308,7 @@ static void summarize(void *ctx, double elapsed, bool final)
 				       (unsigned long long)k->kinds[RS_BTRFS_CHUNK_FREE]);
 			}
 			printf("  %-8s reclaim_count +%llu, reclaim_bytes +%llu, errors +%llu; threshold now %d%% (%s)\n",
-			       type_names[t], (unsigned long long)d.reclaim_count,
+			       ringside_btrfs_type_name(t), (unsigned long long)d.reclaim_count,
 			       (unsigned long long)d.reclaim_bytes, (unsigned long long)d.reclaim_errors,
 			       th.pct, th.why[0] ? th.why : "-");
 		}
@@ -392,7 +391,7 @@ static int threshold_cmd(int argc, char **argv)
 			ringside_json_str(&j, "type", "btrfs_threshold");
 			ringside_json_str(&j, "fsid", fs.uuid);
 			ringside_json_str(&j, "mountpoint", fs.mountpoint);
-			ringside_json_str(&j, "space_info", type_names[t]);
+			ringside_json_str(&j, "space_info", ringside_btrfs_type_name(t));
 			ringside_json_i64(&j, "threshold_pct", th.pct);
 			ringside_json_bool(&j, "dynamic", th.dynamic);
 			ringside_json_bool(&j, "periodic_reclaim", sp.periodic_reclaim);
@@ -408,7 +407,7 @@ static int threshold_cmd(int argc, char **argv)
 		human(th.unallocated, unalloc, sizeof(unalloc));
 		human(th.target, target, sizeof(target));
 		human(th.unused, unused, sizeof(unused));
-		printf("%-8s threshold %3d%%  %s%s%s\n", type_names[t], th.pct, th.why,
+		printf("%-8s threshold %3d%%  %s%s%s\n", ringside_btrfs_type_name(t), th.pct, th.why,
 		       sp.periodic_reclaim ? "; periodic reclaim on" : "",
 		       sp.has_dynamic ? "" : " (kernel has no dynamic_reclaim)");
 	}
