@@ -212,7 +212,7 @@ bench: all $(BENCH_BINS) $(PROG_BINS)
 	@OUT=$(OUT) bench/run.sh
 
 # ---- kernel: the 6.1 test kernel under qemu (see kernel/ and README) ----------
-KERNEL_PKGS := linux-source-6.1 qemu-system-x86 busybox-static flex bison bc dwarves cpio libzstd-dev libbz2-dev
+KERNEL_PKGS := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static flex bison bc dwarves cpio libzstd-dev libbz2-dev
 
 kernel-deps:
 	@tools/deps.sh $(KERNEL_PKGS)

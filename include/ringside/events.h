@@ -29,6 +29,7 @@ enum rs_event_type {
 	/* A program not run before began (gcm, system-wide: a Go program may
 	 * need probes); the collector consumes it. */
 	RS_EV_EXEC = 4,
+	RS_EV_KAEAD = 5,	/* one kernel crypto API AES-GCM request done */
 	RS_EV_TYPE_MAX
 };
 
@@ -265,6 +266,74 @@ struct rs_btrfs_event {
 	__u64 duration_ns;	/* RS_BTRFS_RELOC_DONE: time in btrfs_relocate_block_group */
 	struct rs_btrfs_space space;	/* block-group events only */
 	__u64 kstack[RS_BTRFS_MAX_KSTACK];
+};
+
+/* ---- RS_EV_KAEAD -------------------------------------------------------- */
+
+/*
+ * An AES-GCM request through the kernel crypto API (crypto_aead_encrypt or
+ * crypto_aead_decrypt on a transform whose algorithm name contains
+ * "gcm(aes)": gcm, rfc4106, rfc4543 and templates over them), counted once
+ * at the outermost call of the submitting task. The header names the
+ * submitter even when the request completed later in a worker.
+ */
+#define RS_KAEAD_NAME_LEN 64
+
+/* Flags in rs_kaead_event.flags. */
+#define RS_KAEAD_F_KEY_UNKNOWN	0x01	/* setkey happened before tracing began */
+#define RS_KAEAD_F_ASYNC	0x02	/* returned -EINPROGRESS/-EBUSY: result from the completion */
+
+struct rs_kaead_event {
+	struct rs_event_hdr hdr;
+	__u8 dir;		/* enum rs_gcm_dir */
+	__u8 result;		/* enum rs_gcm_result */
+	__u8 flags;		/* RS_KAEAD_F_* */
+	__u8 depth;		/* nested crypto_aead_* calls under the outermost, at most */
+	__u16 key_bits;		/* 0: unknown */
+	__u16 authsize;		/* tag bytes */
+	__s32 retval;		/* the request's result (0, -EBADMSG...) */
+	__u32 pad;
+	__u64 aad_bytes;	/* req->assoclen */
+	__u64 payload_bytes;	/* req->cryptlen, less the tag when decrypting */
+	__u64 latency_ns;	/* outermost call to its return, or to the completion */
+	__u64 tfm;		/* the outermost transform (struct crypto_aead *) */
+	char alg[RS_KAEAD_NAME_LEN];		/* cra_name of the outermost transform */
+	char outer_driver[RS_KAEAD_NAME_LEN];	/* its cra_driver_name */
+	char driver[RS_KAEAD_NAME_LEN];		/* the innermost driver that was called */
+};
+
+/*
+ * Kernel AEAD totals: tgid the submitter, k1 dir | key_bits << 8, k2/k3 the
+ * innermost driver's struct crypto_alg address (low/high 32 bits), named
+ * in the "kaead_algs" map. Ops and bytes count at submission; results at
+ * the return, or at the completion for asynchronous requests.
+ */
+enum rs_kaead_total_counter {
+	RS_KAEAD_TOTAL_OPS = 0,
+	RS_KAEAD_TOTAL_AAD,
+	RS_KAEAD_TOTAL_PAYLOAD,
+	RS_KAEAD_TOTAL_TAG_FAIL,
+	RS_KAEAD_TOTAL_ERRORS,
+	RS_KAEAD_TOTAL_ASYNC,		/* submitted asynchronously */
+	RS_KAEAD_TOTAL_ASYNC_DONE,	/* ... whose completion was seen */
+	RS_KAEAD_TOTAL_LAT_SUM,
+};
+
+/* kaead_algs: struct crypto_alg address -> its names. */
+struct rs_kaead_alg {
+	__u8 gcm;		/* cra_name contains "gcm(aes)" */
+	__u8 key_salt;		/* rfc4106/rfc4543: the key carries a 4-byte salt */
+	__u8 pad[6];
+	char name[RS_KAEAD_NAME_LEN];
+	char driver[RS_KAEAD_NAME_LEN];
+};
+
+/* Slots of the kaead "kaead_miss" array: what could not be followed. */
+enum rs_kaead_miss {
+	RS_KAEAD_MISS_DEPTH = 0,	/* nesting deeper than the per-task stack */
+	RS_KAEAD_MISS_TASKS,		/* the per-task map was full: request not counted */
+	RS_KAEAD_MISS_INFLIGHT,		/* the in-flight map was full: completion not followed */
+	RS_KAEAD_MISS_SLOTS
 };
 
 /* Filter configuration written to every BPF object's .rodata by user space. */

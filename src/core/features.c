@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -184,6 +185,27 @@ static void cache_init(void)
 	}
 }
 
+/*
+ * RINGSIDE_FEATURES_OFF=fentry,uprobe_multi,...: treat these as missing, so
+ * that a kernel that has them can run (and test, and benchmark) the
+ * fallbacks. Names as `ringside features` prints them.
+ */
+static bool switched_off(const char *name)
+{
+	const char *p = getenv("RINGSIDE_FEATURES_OFF");
+	size_t n = strlen(name);
+
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		p += len;
+		p += strspn(p, ",");
+	}
+	return false;
+}
+
 /* With the lock held: probe f's group unless done; every feature it filled is done. */
 static const struct ringside_feature_result *need(enum ringside_feature f)
 {
@@ -191,9 +213,16 @@ static const struct ringside_feature_result *need(enum ringside_feature f)
 		void (*group)(struct ringside_features *) = group_of[f];
 
 		group(&cache.f);
-		for (int i = 0; i < RINGSIDE_FEAT_COUNT; i++)
-			if (group_of[i] == group)
-				cache.done[i] = true;
+		for (int i = 0; i < RINGSIDE_FEAT_COUNT; i++) {
+			if (group_of[i] != group)
+				continue;
+			cache.done[i] = true;
+			if (cache.f.f[i].present && switched_off(feature_names[i])) {
+				cache.f.f[i].present = false;
+				snprintf(cache.f.f[i].why, sizeof(cache.f.f[i].why),
+					 "switched off by RINGSIDE_FEATURES_OFF");
+			}
+		}
 	}
 	return &cache.f.f[f];
 }

@@ -10,7 +10,7 @@
 static void print_variants(FILE *out, bool json)
 {
 	if (!json)
-		fprintf(out, "\n%-8s %-19s %-19s %s\n", "COLLECTOR", "PART", "VARIANT", "DECIDED BY");
+		fprintf(out, "\n%-10s %-19s %-19s %s\n", "COLLECTOR", "PART", "VARIANT", "DECIDED BY");
 	for (const struct rs_collector_ops *const *c = rs_collectors; *c; c++) {
 		for (unsigned int i = 0; i < (*c)->nr_parts; i++) {
 			const struct rs_part *part = &(*c)->parts[i];
@@ -22,7 +22,7 @@ static void print_variants(FILE *out, bool json)
 			rs_part_choose(part, &ch);
 			v = ch.variant >= 0 ? &part->variants[ch.variant] : NULL;
 			if (!json) {
-				fprintf(out, "%-9s %-19s %-19s %s %s: %s\n", (*c)->name, part->name,
+				fprintf(out, "%-10s %-19s %-19s %s %s: %s\n", (*c)->name, part->name,
 					v ? v->name : "(none)", ch.decided_by,
 					ch.present ? "present" : "missing", ch.why);
 				continue;

@@ -14,12 +14,17 @@
 
 uint64_t rs_collector_drops(const struct rs_collector *c, unsigned int slot)
 {
-	struct bpf_map *map = c->obj ? bpf_object__find_map_by_name(c->obj, "drops") : NULL;
+	return slot < RS_DROP_SLOTS ? rs_collector_slot(c, "drops", slot) : 0;
+}
+
+uint64_t rs_collector_slot(const struct rs_collector *c, const char *map_name, unsigned int slot)
+{
+	struct bpf_map *map = c->obj ? bpf_object__find_map_by_name(c->obj, map_name) : NULL;
 	int ncpu = libbpf_num_possible_cpus();
 	uint64_t sum = 0;
 	__u64 *vals;
 
-	if (!map || ncpu <= 0 || slot >= RS_DROP_SLOTS)
+	if (!map || ncpu <= 0 || slot >= bpf_map__max_entries(map))
 		return 0;
 	vals = calloc(ncpu, sizeof(*vals));
 	if (!vals)

@@ -10,6 +10,8 @@ struct rs_collector;
 
 /* One drops slot (enum rs_drop_slot) of c, summed over CPUs; 0 when not loaded. */
 uint64_t rs_collector_drops(const struct rs_collector *c, unsigned int slot);
+/* One slot of any per-CPU array of u64 counters of c, summed over CPUs. */
+uint64_t rs_collector_slot(const struct rs_collector *c, const char *map_name, unsigned int slot);
 
 /* Called per totals row with the counters summed over CPUs; non-zero stops the walk. */
 typedef int (*rs_total_fn)(void *ctx, const struct rs_total_key *key, const struct rs_total_val *val);

@@ -6,25 +6,44 @@
 
 #include "variants.h"
 
-/* Is name a function or a tracepoint's btf_trace_ typedef in the kernel's (or module's) BTF? */
-static bool btf_has(const char *name, const char *module)
+/* The parameters of a function's prototype in btf; 0 for other kinds. */
+static int params_of(const struct btf *btf, int id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	if (!t || !btf_is_func(t))
+		return 0;
+	t = btf__type_by_id(btf, t->type);
+	return t && btf_is_func_proto(t) ? btf_vlen(t) : 0;
+}
+
+/*
+ * Is name a function or a tracepoint's btf_trace_ typedef in the kernel's (or
+ * module's) BTF? -1 when not; else a function's number of parameters (0 for
+ * a typedef).
+ */
+static int btf_has(const char *name, const char *module)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf(), *mod = NULL;
 	const struct btf *btf = vmlinux;
-	bool has = false;
+	int id = -1, found = -1;
 
 	if (vmlinux && module) {
 		/* Built in, the module's types are in vmlinux; else in its own BTF. */
-		has = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) > 0;
-		if (!has)
+		id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC);
+		if (id <= 0)
 			btf = mod = btf__load_module_btf(module, vmlinux);
 	}
-	if (!has && btf)
-		has = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0 ||
-		      btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
+	if (id <= 0 && btf) {
+		id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+		if (id <= 0)
+			id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	}
+	if (id > 0)
+		found = params_of(btf, id);
 	btf__free(mod);
 	btf__free(vmlinux);
-	return has;
+	return found;
 }
 
 /* Can v run here? why says what decided, in one phrase. */
@@ -41,10 +60,19 @@ static bool possible(const struct rs_variant *v, const char **feature, char *why
 		if (!r->present)
 			return false;
 	}
-	if (v->btf_name && !btf_has(v->btf_name, v->btf_module)) {
-		snprintf(why, len, "%s is not in the kernel's BTF%s%s", v->btf_name,
-			 v->btf_module ? " nor module " : "", v->btf_module ? v->btf_module : "");
-		return false;
+	if (v->btf_name) {
+		int params = btf_has(v->btf_name, v->btf_module);
+
+		if (params < 0) {
+			snprintf(why, len, "%s is not in the kernel's BTF%s%s", v->btf_name,
+				 v->btf_module ? " nor module " : "", v->btf_module ? v->btf_module : "");
+			return false;
+		}
+		if (params < (int)v->btf_min_params) {
+			snprintf(why, len, "%s takes %d arguments here, not the %u this variant reads",
+				 v->btf_name, params, v->btf_min_params);
+			return false;
+		}
 	}
 	return true;
 }
@@ -67,6 +95,12 @@ void rs_part_choose(const struct rs_part *part, struct rs_choice *out)
 		if (ok) {
 			out->variant = (int)i;
 			return;
+		}
+		/* None possible: the fallbacks' reasons too, so the one error line is whole. */
+		if (i > 0) {
+			size_t used = strlen(out->why);
+
+			snprintf(out->why + used, sizeof(out->why) - used, "; and %s missing: %s", feature, why);
 		}
 	}
 }

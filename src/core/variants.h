@@ -26,6 +26,9 @@ struct rs_variant {
 	const char *btf_module;
 	const char *progs;		/* its programs' name prefixes, space-separated */
 	const char *gives;		/* what the user gets with it, one phrase */
+	/* btf_name's function must take at least this many arguments (a
+	 * signature that grew: the variant reads the new ones); 0: any. */
+	unsigned int btf_min_params;
 };
 
 struct rs_part {
@@ -40,7 +43,7 @@ struct rs_choice {
 	 * chosen, missing when a fallback was. */
 	const char *decided_by;
 	bool present;
-	char why[224];
+	char why[448];
 };
 
 /* Pick part's variant on this kernel. */

@@ -383,25 +383,40 @@ int BPF_PROG(reclaim_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+static __always_inline void fentry_saw(struct mem_cgroup *memcg, int sw)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct rcl_state *st = bpf_task_storage_get(&rcl_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!st)
+		return;
+	st->entry_swappiness = sw;
+	st->entry_memcg = BPF_CORE_READ(memcg, css.cgroup, kn, id);
+	st->entry_valid = 1;
+}
+
 /*
- * Where the kernel allows fentry (and its BTF has the 6.11+ signature): the
+ * Where the kernel allows fentry and its BTF has the 6.11+ signature: the
  * memcg really reclaimed from and the swappiness argument, straight from the
- * call. The loader drops this program when it does not load.
+ * call.
  */
 SEC("fentry/try_to_free_mem_cgroup_pages")
 int BPF_PROG(reclaim_fentry_tfmcp, struct mem_cgroup *memcg, unsigned long nr_pages, gfp_t gfp,
 	     unsigned int options, int *swappiness)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct rcl_state *st = bpf_task_storage_get(&rcl_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	int sw = -1;
 
-	if (!st)
-		return 0;
 	if (swappiness)
 		bpf_probe_read_kernel(&sw, sizeof(sw), swappiness);
-	st->entry_swappiness = sw;
-	st->entry_memcg = BPF_CORE_READ(memcg, css.cgroup, kn, id);
-	st->entry_valid = 1;
+	fentry_saw(memcg, sw);
+	return 0;
+}
+
+/* Before 6.11 (no swappiness argument): the memcg alone. */
+SEC("fentry/try_to_free_mem_cgroup_pages")
+int BPF_PROG(reclaim_fentry4_tfmcp, struct mem_cgroup *memcg, unsigned long nr_pages, gfp_t gfp,
+	     unsigned int options)
+{
+	fentry_saw(memcg, -1);
 	return 0;
 }

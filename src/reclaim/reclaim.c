@@ -67,7 +67,12 @@ static const struct rs_ksym_tag trigger_funcs[] = {
 
 static const struct rs_variant target_variants[] = {
 	{ "fentry", RINGSIDE_FEAT_FENTRY, "try_to_free_mem_cgroup_pages", NULL, "reclaim_fentry_",
-	  "the reclaimed memcg and swappiness as try_to_free_mem_cgroup_pages received them" },
+	  "the reclaimed memcg and swappiness as try_to_free_mem_cgroup_pages received them",
+	  .btf_min_params = 5 },
+	/* Before 6.11 (and without the backport) the function has no swappiness argument. */
+	{ "fentry-memcg", RINGSIDE_FEAT_FENTRY, "try_to_free_mem_cgroup_pages", NULL, "reclaim_fentry4_",
+	  "the reclaimed memcg as try_to_free_mem_cgroup_pages received it; swappiness= "
+	  "from the request text" },
 	{ "tracepoints", RINGSIDE_FEAT_COUNT, NULL, NULL, "",
 	  "the reclaimed memcg is the charging task's, swappiness= comes from the request text" },
 };
@@ -121,7 +126,9 @@ static int reclaim_attach(struct rs_collector *c)
 {
 	struct rs_reclaim *r = c->priv;
 
-	return rs_collector_attach_all(c, r->skel->progs.reclaim_fentry_tfmcp);
+	return rs_collector_attach_all(c, rs_collector_variant(c, PART_TARGET) == 0 ?
+					       r->skel->progs.reclaim_fentry_tfmcp :
+					       r->skel->progs.reclaim_fentry4_tfmcp);
 }
 
 static void reclaim_destroy(struct rs_collector *c)

@@ -46,7 +46,8 @@ write_result() {
 	# busybox's echo, unlike its printf, reports a failed write
 	if echo -n "$2" 2>/tmp/werr >"$1"; then echo ok; else sed 's/.*: //' /tmp/werr; fi
 }
-patched() { [ "$expect" = patched ]; }
+# upstream (6.12, unpatched) has every feature natively: the same assertions.
+patched() { [ "$expect" = patched ] || [ "$expect" = upstream ]; }
 if patched; then want=yes; else want=no; fi
 mount -t btrfs /dev/vda /mnt || ko btrfs_disk_mounts "mount /dev/vda failed"
 
@@ -142,6 +143,7 @@ if patched; then
 else
 	check reclaim_v2_no_swappiness_key_noted 'grep -q "no swappiness= key" /tmp/profile.err' "no note"
 fi
+rs_id=$(stat -c %i /sys/fs/cgroup/rs)
 kill -INT $tr
 wait $tr
 cat /tmp/trace.err
@@ -157,6 +159,10 @@ if patched; then
 		fi
 	done
 fi
+# fentry on try_to_free_mem_cgroup_pages names the memcg reclaimed from (the
+# kernfs id of its directory), on every kernel here.
+check reclaim_v2_fentry_names_reclaimed_memcg 'grep -q "\"reclaim_memcg_id\":$rs_id," /tmp/trace' \
+	"no record with reclaim_memcg_id $rs_id"
 rmdir /sys/fs/cgroup/rs 2>/dev/null
 
 # ---- btrfs: ringside's threshold equals the kernel's --------------------------
@@ -198,6 +204,115 @@ r=$(write_result $alloc/bg_reclaim_threshold 65)
 check btrfs_fixed_threshold_writable '[ "$r" = ok ]' "$r"
 check btrfs_fixed_threshold_equals_kernel 'compare_threshold fixed && [ "$r" = 65 ]' "kernel $k2 ringside $r"
 umount /mnt
+
+# ---- kernel AES-GCM through the crypto API: fentry/fexit, then kprobes -------
+# All three guests have kprobes, the BPF JIT (fentry trampolines), AES-NI
+# (qemu -cpu max), AF_ALG and kTLS. A fixed schedule of requests from
+# kgcm_check; ringside's totals must equal it exactly.
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+ringside features --json >/tmp/features.json 2>&1
+variant_of() { grep "\"collector\":\"$1\"" /tmp/features.json | grep "\"part\":\"$2\"" |
+	sed 's/.*"variant":"\([^"]*\)".*/\1/'; }
+check feature_kprobe '[ "$(feature kprobe)" = yes ]' "$(grep '^kprobe ' /tmp/features)"
+check feature_fentry '[ "$(feature fentry)" = yes ]' "$(grep '^fentry ' /tmp/features)"
+check variant_kernel_gcm_fentry '[ "$(variant_of kernel-gcm "crypto_aead calls")" = fentry ]' \
+	"$(grep kernel-gcm /tmp/features)"
+# Without swappiness= (stock 6.1) try_to_free_mem_cgroup_pages has one
+# argument fewer, and the variant that reads only the memcg is chosen.
+if patched; then want_variant=fentry; else want_variant=fentry-memcg; fi
+check "variant_reclaim_target_$want_variant" '[ "$(variant_of reclaim "reclaim target")" = $want_variant ]' \
+	"$(grep 'reclaim target' /tmp/features)"
+check variant_btrfs_timing_fexit '[ "$(variant_of btrfs "relocation timing")" = fexit ]' \
+	"$(grep 'relocation timing' /tmp/features)"
+# The gcm(aes) implementation the crypto API picks: highest priority, not internal.
+best_gcm=$(awk -F': ' '/^name/ {n=$2} /^driver/ {d=$2} /^priority/ {p=$2} /^internal/ {i=$2}
+	/^$/ {if (n ~ /^gcm\(aes\) *$/ && i !~ /yes/ && p + 0 > bp) {bp = p + 0; bd = d}; n = ""; i = ""}
+	END {print bd}' /proc/crypto | tr -d ' ')
+drivers=$(awk -F': ' '/^driver/ {print $2}' /proc/crypto | tr -d ' ')
+echo "ringside-guest: gcm(aes) is $best_gcm"
+# Sum of a totals field over the rows of one process and direction.
+tot() {
+	grep '"type":"kernel_gcm_total"' $1 | grep "\"pid\":$2," | grep "\"dir\":\"$3\"" |
+		sed 's/.*"'$4'":\([0-9]*\).*/\1/' | awk '{s += $1} END {print s + 0}'
+}
+recs() { grep '"type":"kernel_gcm_' $1 | grep -v total | grep -v start | grep "\"pid\":$2,"; }
+run_bg() { "$@" & wait $!; }
+kgcm_schedule() {	# the same schedule under each variant; PIDs in a..e
+	kgcm_check afalg "gcm(aes)" 128 64 16 5 3 2 1 & a=$!
+	wait $a; ra=$?
+	kgcm_check afalg "gcm(aes)" 256 16384 0 4 4 0 1 & b=$!
+	wait $b; rb=$?
+	kgcm_check afalg "gcm(aes)" 192 100 8 25 25 1 8 & c=$!
+	wait $c; rc=$?
+	kgcm_check afalg "cryptd(gcm_base(ctr(aes-generic),ghash-generic))" 128 32 0 4 2 1 1 & d=$!
+	wait $d; rd=$?
+	kgcm_check ktls 20 1000 & e=$!
+	wait $e; re=$?
+}
+kgcm_verify() {	# tag, output file: the tracer's totals (printed at its exit) against the schedule
+	tag=$1 out=$2
+	check "kgcm_${tag}_workloads_ran" '[ "$ra$rb$rc$rd$re" = 00000 ]' "exit codes $ra $rb $rc $rd $re"
+	got="$(tot $out $a seal ops)/$(tot $out $a seal payload_bytes)/$(tot $out $a seal aad_bytes)"
+	got="$got $(tot $out $a open ops)/$(tot $out $a open payload_bytes)/$(tot $out $a open tag_failures)"
+	check "kgcm_${tag}_afalg_128_exact" '[ "$got" = "5/320/80 5/320/2" ]' "$got"
+	check "kgcm_${tag}_afalg_128_key_bits" '! grep "\"pid\":$a," $out | grep -v "\"key_bits\":128" | grep -q kernel_gcm_total' \
+		"$(grep "\"pid\":$a," $out | head -2)"
+	got="$(tot $out $b seal ops)/$(tot $out $b seal payload_bytes) $(tot $out $b open ops)/$(tot $out $b open payload_bytes)"
+	check "kgcm_${tag}_afalg_256_16k_exact" '[ "$got" = "4/65536 4/65536" ] && grep "\"pid\":$b," $out | grep -q "\"key_bits\":256"' "$got"
+	got="$(tot $out $c seal ops)/$(tot $out $c seal payload_bytes)/$(tot $out $c seal aad_bytes)"
+	got="$got $(tot $out $c open ops)/$(tot $out $c open tag_failures)"
+	check "kgcm_${tag}_afalg_8_threads_exact" '[ "$got" = "200/20000/1600 208/8" ]' "$got"
+	got="$(tot $out $d seal ops)/$(tot $out $d seal async)/$(tot $out $d seal async_completed)"
+	got="$got $(tot $out $d open ops)/$(tot $out $d open async_completed)/$(tot $out $d open tag_failures)"
+	check "kgcm_${tag}_cryptd_async_exact" '[ "$got" = "4/4/4 3/3/1" ]' "$got"
+	n=$(recs $out $d | grep -c '"async":true')
+	check "kgcm_${tag}_cryptd_async_records" '[ "$n" = 7 ]' "$n async records"
+	# TLS 1.3 records: payload and its content-type byte, 5 bytes of AAD.
+	got="$(tot $out $e seal ops)/$(tot $out $e seal payload_bytes)/$(tot $out $e seal aad_bytes)"
+	got="$got $(tot $out $e open ops)/$(tot $out $e open payload_bytes)"
+	check "kgcm_${tag}_ktls_records_exact" '[ "$got" = "20/20020/100 20/20020" ]' "$got"
+	n=$(recs $out $a | wc -l)
+	check "kgcm_${tag}_one_record_per_request" '[ "$n" = 10 ]' "$n records for 10 requests"
+	n=$(recs $out $a | grep -c '"result":"tag-fail"')
+	check "kgcm_${tag}_tag_failure_records" '[ "$n" = 2 ]' "$n"
+	outer=$(recs $out $a | head -1 | sed 's/.*"outer_driver":"\([^"]*\)".*/\1/')
+	inner=$(recs $out $a | head -1 | sed 's/.*"driver":"\([^"]*\)".*/\1/')
+	echo "ringside-guest: $tag: outer driver $outer, innermost $inner"
+	check "kgcm_${tag}_driver_is_proc_crypto_pick" '[ -n "$best_gcm" ] && [ "$outer" = "$best_gcm" ]' \
+		"outer $outer, /proc/crypto $best_gcm"
+	check "kgcm_${tag}_innermost_driver_known" 'echo "$drivers" | grep -qxF "$inner"' "$inner"
+}
+for v in fentry kprobe; do
+	off=
+	[ $v = kprobe ] && off=fentry
+	RINGSIDE_FEATURES_OFF=$off ringside gcm --kernel --events --json --comm kgcm_check \
+		>/tmp/kg-$v.out 2>/tmp/kg-$v.err &
+	tr=$!
+	wait_for /tmp/kg-$v.out kernel_gcm_start
+	check "kgcm_${v}_attached" 'grep -q "\"variant\":\"'$v'\"" /tmp/kg-$v.out' "$(cat /tmp/kg-$v.err)"
+	kgcm_schedule
+	kill -INT $tr
+	wait $tr
+	grep '"type":"kernel_gcm_total"' /tmp/kg-$v.out
+	cat /tmp/kg-$v.err
+	kgcm_verify $v /tmp/kg-$v.out
+done
+# -p: only the named submitter, which waits for a go line so the tracer is first.
+mkfifo /tmp/go1 /tmp/go2
+KGCM_WAIT=/tmp/go1 kgcm_check afalg "gcm(aes)" 128 16 0 3 0 0 1 & p1=$!
+KGCM_WAIT=/tmp/go2 kgcm_check afalg "gcm(aes)" 128 16 0 5 0 0 1 & p2=$!
+i=0
+while [ $i -lt 1200 ] && ! grep -q kgcm_check /proc/$p1/comm 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+ringside gcm --kernel --json -p $p1 >/tmp/kp.out 2>/tmp/kp.err &
+tr=$!
+wait_for /tmp/kp.out kernel_gcm_start
+echo go >/tmp/go2
+wait $p2
+echo go >/tmp/go1
+wait $p1
+wait $tr
+got="$(tot /tmp/kp.out $p1 seal ops) $(grep -c kernel_gcm_total /tmp/kp.out)"
+check kgcm_pid_filter '[ "$got" = "3 1" ]' "$got: $(cat /tmp/kp.out /tmp/kp.err)"
 
 echo "$pass passed, $fail failed"
 reboot -f

@@ -87,6 +87,11 @@ row stacks_without_events "add --events" gcm --stacks
 row stacks_bad_mode "the mode is fp" gcm --events --stacks=frames
 row stack_window_too_small "give bytes from 4096" gcm --events --stacks=dwarf --stack-window 100
 row count_only_with_hist "--hist includes latency, which --count-only does not measure" gcm --count-only --hist
+row kernel_with_lib "--lib/--binary is for user-space libraries, not --kernel" gcm --kernel --lib /x.so
+# This host has neither fentry (ftrace locked) nor kprobes: one line saying so.
+if ! "$RINGSIDE" features | grep -qE '^(fentry|kprobe) +yes'; then
+	row kernel_without_fentry_or_kprobes "gcm --kernel needs fentry/fexit or kprobes, and this kernel allows neither" gcm --kernel
+fi
 row stack_window_without_dwarf "add --stacks=dwarf" gcm --events --stacks --stack-window 8192
 # Profile values
 row profile_swappiness_999 "bad --swappiness '999'" reclaim profile --cgroup /sys --swappiness 999

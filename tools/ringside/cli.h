@@ -38,6 +38,7 @@ enum cli_long_opt {
 	OPT_STACK_WINDOW,	/* gcm */
 	OPT_TARGET_CGROUP,	/* reclaim */
 	OPT_COUNT_ONLY,		/* gcm */
+	OPT_KERNEL,		/* gcm */
 };
 
 /* getopt_long entries every tracing subcommand accepts; ends with a zero entry. */
@@ -157,6 +158,8 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
 int cmd_features(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 int cmd_gcm(int argc, char **argv);
+/* ringside gcm --kernel (cmd_gcm_kernel.c); events: a line per request. */
+int gcm_kernel_run(const struct cli_opts *o, bool events);
 int cmd_btrfs(int argc, char **argv);
 int cmd_reclaim(int argc, char **argv);
 int cmd_maps(int argc, char **argv);

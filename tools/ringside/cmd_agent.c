@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "web_config.h"
 #include "ringside/btrfs.h"
+#include "ringside/kaead.h"
 #include "ringside/gcm.h"
 #include "ringside/metrics.h"
 #include "ringside/reclaim.h"
@@ -33,7 +34,9 @@ static const char agent_usage[] =
 	"histogram); only tag failures cross the ring buffer, and are logged. Reclaim is counted per memory cgroup reclaimed (in the kernel),\n"
 	"and by trigger with a duration histogram (from its records, which are rare).\n"
 	"btrfs: block-group events, relocations and their duration by filesystem and\n"
-	"space_info type, and the reclaim threshold in force (a gauge).\n"
+	"space_info type, and the reclaim threshold in force (a gauge). kernel-gcm:\n"
+	"AES-GCM requests through the kernel crypto API by driver, direction and key\n"
+	"bits (needs fentry or kprobes).\n"
 	"\n"
 	"      --web.listen-address ADDR  host:port to listen on (default " DEFAULT_LISTEN ",\n"
 	"                         loopback only; \":9477\" for every address)\n"
@@ -44,6 +47,7 @@ static const char agent_usage[] =
 	"      --collector.gcm, --no-collector.gcm\n"
 	"      --collector.reclaim, --no-collector.reclaim\n"
 	"      --collector.btrfs, --no-collector.btrfs\n"
+	"      --collector.kernel-gcm, --no-collector.kernel-gcm\n"
 	"                         run a collector or not (default: each the kernel\n"
 	"                         supports; one asked for by name must start)\n"
 	"      --collector.gcm.latency\n"
@@ -58,8 +62,8 @@ static const char agent_usage[] =
 	"  -v, --verbose          show libbpf's messages\n"
 	"  -h, --help             this help\n";
 
-enum { COL_GCM, COL_RECLAIM, COL_BTRFS, NR_COLS };
-static const char *const col_names[NR_COLS] = { "gcm", "reclaim", "btrfs" };
+enum { COL_GCM, COL_RECLAIM, COL_BTRFS, COL_KGCM, NR_COLS };
+static const char *const col_names[NR_COLS] = { "gcm", "reclaim", "btrfs", "kernel-gcm" };
 
 enum agent_opt {
 	OPT_LISTEN = 2000,
@@ -300,10 +304,14 @@ static int start_collector(struct agent *a, int col)
 		struct ringside_reclaim_opts ro = { .sz = sizeof(ro), .aggregate = true };
 
 		err = ringside_session_enable_reclaim(s, &ro);
-	} else {
+	} else if (col == COL_BTRFS) {
 		struct ringside_btrfs_opts bo = { .sz = sizeof(bo), .aggregate = true };
 
 		err = ringside_session_enable_btrfs(s, &bo);
+	} else {
+		struct ringside_kaead_opts ko = { .sz = sizeof(ko) };
+
+		err = ringside_session_enable_kaead(s, &ko);
 	}
 	if (!err)
 		err = ringside_session_attach(s);
@@ -368,6 +376,8 @@ static int parse_args(struct agent *a, int argc, char **argv)
 		{ "no-collector.reclaim", no_argument, NULL, OPT_COL_OFF + COL_RECLAIM },
 		{ "collector.btrfs", no_argument, NULL, OPT_COL_ON + COL_BTRFS },
 		{ "no-collector.btrfs", no_argument, NULL, OPT_COL_OFF + COL_BTRFS },
+		{ "collector.kernel-gcm", no_argument, NULL, OPT_COL_ON + COL_KGCM },
+		{ "no-collector.kernel-gcm", no_argument, NULL, OPT_COL_OFF + COL_KGCM },
 		{ "max-series", required_argument, NULL, OPT_MAX_SERIES },
 		{ "collector.gcm.latency", no_argument, NULL, OPT_GCM_LATENCY },
 		{ "pid", required_argument, NULL, 'p' },

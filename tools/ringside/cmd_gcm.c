@@ -42,9 +42,13 @@ static const char gcm_usage[] =
 	"                         pages from the one sp is in (4096-16384, default\n"
 	"                         12288); frames beyond it are not shown\n"
 	"      --perf-uprobes     one perf-event uprobe per probe point (the pre-6.6 way)\n"
+	"                         instead of uprobe_multi links\n"
 	"      --count-only       count without timing: an OpenSSL message takes one probe\n"
 	"                         hit fewer; its latency shows as -\n"
-	"                         instead of uprobe_multi links\n"
+	"      --kernel           trace the kernel crypto API instead (crypto_aead_* on\n"
+	"                         gcm(aes), rfc4106, rfc4543: kTLS, IPsec, AF_ALG...):\n"
+	"                         requests by submitter, key size and the driver that\n"
+	"                         did the work; needs fentry/fexit or kprobes\n"
 	"\n"
 	"Tag failures (an open whose authentication failed) are always printed.\n"
 	"A summary per process, library, direction and key size is printed every\n"
@@ -58,7 +62,7 @@ struct gcm_cli {
 	struct cli_opts o;
 	const char *paths[64];
 	unsigned int nr_paths;
-	bool events, hist, stacks, perf_uprobes, count_only;
+	bool events, hist, stacks, perf_uprobes, count_only, kernel;
 	unsigned int stack_window;		/* 0: frame pointers; else dwarf, bytes */
 	struct ringside_unwinder *unwinder;
 	struct ringside_session *s;
@@ -526,6 +530,7 @@ int cmd_gcm(int argc, char **argv)
 		{ "stack-window", required_argument, NULL, OPT_STACK_WINDOW },
 		{ "perf-uprobes", no_argument, NULL, OPT_PERF_UPROBES },
 		{ "count-only", no_argument, NULL, OPT_COUNT_ONLY },
+		{ "kernel", no_argument, NULL, OPT_KERNEL },
 		CLI_COMMON_LONGOPTS,
 		{ 0 },
 	};
@@ -562,6 +567,7 @@ int cmd_gcm(int argc, char **argv)
 			break;
 		case OPT_PERF_UPROBES: g.perf_uprobes = true; break;
 		case OPT_COUNT_ONLY: g.count_only = true; break;
+		case OPT_KERNEL: g.kernel = true; break;
 		case 'h': fputs(gcm_usage, stdout); return 0;
 		default:
 			ret = cli_common_opt(opt, optarg, &g.o);
@@ -574,6 +580,17 @@ int cmd_gcm(int argc, char **argv)
 	if (optind < argc) {
 		cli_err("unexpected argument '%s': see ringside gcm --help", argv[optind]);
 		return 2;
+	}
+	if (g.kernel) {
+		const char *user_only = g.nr_paths ? "--lib/--binary" : g.hist ? "--hist" :
+					g.stacks ? "--stacks" : g.perf_uprobes ? "--perf-uprobes" :
+					g.count_only ? "--count-only" : NULL;
+
+		if (user_only) {
+			cli_err("%s is for user-space libraries, not --kernel: drop one", user_only);
+			return 2;
+		}
+		return gcm_kernel_run(&g.o, g.events);
 	}
 	if (g.count_only && g.hist) {
 		cli_err("--hist includes latency, which --count-only does not measure: drop one");
