@@ -16,7 +16,9 @@
 #      KCHECK_JOBS (make -j, default nproc+1),
 #      KCHECK_TIMEOUT (seconds per boot, default 600),
 #      KCHECK_KERNELS (which to build and boot, default "stock patched upstream"),
-#      KCHECK_BUILD_ONLY (set: build or find the kernels, boot none).
+#      KCHECK_BUILD_ONLY (set: build or find the kernels, boot none),
+#      KCHECK_MODE (bench: the guests run make bench's kernel AES-GCM part
+#      instead of the suite).
 set -euo pipefail
 OUT=${OUT:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -131,6 +133,10 @@ initramfs() {
 	$static -o "$dir/bin/procmap_check" "$root/tests/progs/procmap_check.c"
 	$static -mno-red-zone -o "$dir/bin/uretprobe_check" "$root/tests/progs/uretprobe_check.c"
 	$static -o "$dir/bin/kgcm_check" "$root/tests/progs/kgcm_check.c" -lpthread
+	# The embedding example, as an agent uses the library: the exposition without HTTP.
+	$static -o "$dir/bin/kernel_gcm_metrics" "$root/examples/kernel_gcm_metrics.c" "$root/$OUT/libringside.a" \
+		-lbpf -lelf -ldw -lz -llzma -lbz2 -lzstd -lcapstone -lm 2>>"$work/static.log" ||
+		{ cat "$work/static.log"; die "static link of kernel_gcm_metrics failed"; }
 	cp "$root/tests/progs/uretprobe_run.sh" "$dir/bin/uretprobe_run.sh"
 	cp "$root/tests/guest/run.sh" "$dir/init"
 	(cd "$dir" && find . | cpio -o -H newc 2>/dev/null | gzip) >"$work/initramfs.cpio.gz"
@@ -147,10 +153,12 @@ boot() {
 	mkfs.btrfs -q "$work/disk.img" >/dev/null
 	echo "kernel-check: booting the $name kernel under qemu (expecting the $expect feature set)"
 	set +e
+	# tsc=reliable: without it 6.12 under TCG falls back to a jiffies-grained
+	# clock, and every latency the guest measures is 0 or 4 ms.
 	timeout "$timeout" qemu-system-x86_64 -m 1024 -smp 2 -cpu max -nographic -no-reboot \
 		-kernel "$(bzimage_of "$name")" -initrd "$work/initramfs.cpio.gz" \
 		-drive file="$work/disk.img",format=raw,if=virtio \
-		-append "console=ttyS0 panic=-1 quiet ringside.expect=$expect" >"$log" 2>&1
+		-append "console=ttyS0 panic=-1 quiet tsc=reliable ringside.expect=$expect ringside.mode=${KCHECK_MODE:-test}" >"$log" 2>&1
 	rc=$?
 	set -e
 	rm -f "$work/disk.img"

@@ -18,6 +18,12 @@ extern "C" {
 
 struct ringside_kaead_opts {
 	size_t sz;		/* sizeof(struct ringside_kaead_opts) */
+	/*
+	 * Counting only (agents): the in-kernel totals, read by
+	 * ringside_kaead_totals() and the exposition, are all; only tag
+	 * failures still cross the ring buffer as records.
+	 */
+	bool aggregate;
 };
 
 /*

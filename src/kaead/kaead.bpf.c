@@ -26,6 +26,8 @@
 /* Set by user space: the completion callbacks take the request (before
  * 6.3: struct crypto_async_request *) rather than its data pointer. */
 const volatile __u8 done_takes_request = 0;
+/* Set by user space: counting only, a record for tag failures alone. */
+const volatile __u8 failures_only = 0;
 
 struct kaead_frame {
 	__u64 req;
@@ -219,9 +221,12 @@ static __always_inline void emit(const struct kaead_frame *f, const struct kaead
 				 int ret, __u16 key_bits, __u64 lat)
 {
 	const struct rs_kaead_alg *outer, *inner;
-	struct rs_kaead_event *ev = rs_reserve(sizeof(*ev), RS_EV_KAEAD);
 	__u64 alg = f->alg, inner_alg = f->inner_alg;
+	struct rs_kaead_event *ev;
 
+	if (failures_only && ret != -EBADMSG)
+		return;
+	ev = rs_reserve(sizeof(*ev), RS_EV_KAEAD);
 	if (!ev)
 		return;
 	if (from) {	/* completed in a worker: the record names the submitter */
@@ -438,33 +443,22 @@ static __always_inline void on_done(__u64 arg, int err)
 
 /* ---- fentry/fexit -------------------------------------------------------------- */
 
-SEC("fentry/crypto_aead_encrypt")
-int BPF_PROG(kaead_fentry_encrypt, struct aead_request *req)
-{
-	on_enter(req, RS_GCM_SEAL);
-	return 0;
-}
-
-SEC("fexit/crypto_aead_encrypt")
-int BPF_PROG(kaead_fentry_encrypt_ret, struct aead_request *req, int ret)
-{
-	on_exit(ret, req);
-	return 0;
-}
-
-SEC("fentry/crypto_aead_decrypt")
-int BPF_PROG(kaead_fentry_decrypt, struct aead_request *req)
-{
-	on_enter(req, RS_GCM_OPEN);
-	return 0;
-}
-
-SEC("fexit/crypto_aead_decrypt")
-int BPF_PROG(kaead_fentry_decrypt_ret, struct aead_request *req, int ret)
-{
-	on_exit(ret, req);
-	return 0;
-}
+/* Entry and return of crypto_aead_encrypt or _decrypt, as one direction. */
+#define FENTRY_PAIR(fn, name, dir)                                     \
+	SEC("fentry/" #fn)                                             \
+	int BPF_PROG(kaead_fentry_##name, struct aead_request *req)   \
+	{                                                              \
+		on_enter(req, dir);                                    \
+		return 0;                                              \
+	}                                                              \
+	SEC("fexit/" #fn)                                              \
+	int BPF_PROG(kaead_fentry_##name##_ret, struct aead_request *req, int ret) \
+	{                                                              \
+		on_exit(ret, req);                                     \
+		return 0;                                              \
+	}
+FENTRY_PAIR(crypto_aead_encrypt, encrypt, RS_GCM_SEAL)
+FENTRY_PAIR(crypto_aead_decrypt, decrypt, RS_GCM_OPEN)
 
 SEC("fentry/crypto_aead_setkey")
 int BPF_PROG(kaead_fentry_setkey, struct crypto_aead *aead, const __u8 *key, unsigned int keylen)
@@ -493,33 +487,21 @@ DONE_FENTRY(7)
 
 /* ---- kprobe/kretprobe ----------------------------------------------------------- */
 
-SEC("kprobe/crypto_aead_encrypt")
-int BPF_KPROBE(kaead_kprobe_encrypt, struct aead_request *req)
-{
-	on_enter(req, RS_GCM_SEAL);
-	return 0;
-}
-
-SEC("kretprobe/crypto_aead_encrypt")
-int BPF_KRETPROBE(kaead_kprobe_encrypt_ret, int ret)
-{
-	on_exit(ret, NULL);
-	return 0;
-}
-
-SEC("kprobe/crypto_aead_decrypt")
-int BPF_KPROBE(kaead_kprobe_decrypt, struct aead_request *req)
-{
-	on_enter(req, RS_GCM_OPEN);
-	return 0;
-}
-
-SEC("kretprobe/crypto_aead_decrypt")
-int BPF_KRETPROBE(kaead_kprobe_decrypt_ret, int ret)
-{
-	on_exit(ret, NULL);
-	return 0;
-}
+#define KPROBE_PAIR(fn, name, dir)                                     \
+	SEC("kprobe/" #fn)                                             \
+	int BPF_KPROBE(kaead_kprobe_##name, struct aead_request *req) \
+	{                                                              \
+		on_enter(req, dir);                                    \
+		return 0;                                              \
+	}                                                              \
+	SEC("kretprobe/" #fn)                                          \
+	int BPF_KRETPROBE(kaead_kprobe_##name##_ret, int ret)         \
+	{                                                              \
+		on_exit(ret, NULL);                                    \
+		return 0;                                              \
+	}
+KPROBE_PAIR(crypto_aead_encrypt, encrypt, RS_GCM_SEAL)
+KPROBE_PAIR(crypto_aead_decrypt, decrypt, RS_GCM_OPEN)
 
 SEC("kprobe/crypto_aead_setkey")
 int BPF_KPROBE(kaead_kprobe_setkey, struct crypto_aead *aead, const __u8 *key, unsigned int keylen)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The kernel AES-GCM collector: crypto_aead_* by fentry/fexit or kprobes. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ static const char *const done_funcs[] = {
 
 struct rs_kaead {
 	struct kaead_bpf *skel;
+	bool aggregate;
 	bool fentry;
 	bool done_present[NR_DONE];
 	const char *variant;
@@ -95,6 +97,7 @@ static int kaead_load(struct rs_collector *c)
 		btf__free(btf);
 		return err;
 	}
+	k->skel->rodata->failures_only = k->aggregate;
 	k->fentry = rs_collector_variant(c, 0) == 0;
 	k->variant = k->fentry ? "fentry" : "kprobe";
 	if (btf_func(btf, "crypto_req_done", &takes_request))
@@ -250,9 +253,10 @@ int ringside_session_enable_kaead(struct ringside_session *s, const struct rings
 	struct rs_kaead *k = calloc(1, sizeof(*k));
 	int err;
 
-	(void)opts;
 	if (!k)
 		return -ENOMEM;
+	k->aggregate = opts && opts->sz >= offsetof(struct ringside_kaead_opts, aggregate) +
+						 sizeof(opts->aggregate) && opts->aggregate;
 	err = rs_session_add(s, &rs_kaead_ops, k);
 	if (err)
 		free(k);

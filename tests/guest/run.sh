@@ -17,9 +17,12 @@ mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 mkdir -p /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 
-expect=unpatched
+expect=unpatched mode=test
 for arg in $(cat /proc/cmdline); do
-	case $arg in ringside.expect=*) expect=${arg#ringside.expect=} ;; esac
+	case $arg in
+	ringside.expect=*) expect=${arg#ringside.expect=} ;;
+	ringside.mode=*) mode=${arg#ringside.mode=} ;;	# bench: make bench's guest part
+	esac
 done
 echo "ringside-guest: kernel $(uname -r), expecting the $expect feature set"
 pass=0 fail=0
@@ -49,6 +52,65 @@ write_result() {
 # upstream (6.12, unpatched) has every feature natively: the same assertions.
 patched() { [ "$expect" = patched ] || [ "$expect" = upstream ]; }
 if patched; then want=yes; else want=no; fi
+# ---- make bench: the cost of tracing kernel AES-GCM, fentry vs kprobes --------
+# AF_ALG seals in one thread (the request and both its crypto_aead_encrypt
+# calls: the SIMD wrapper's and the inner driver's), untraced, under the
+# kernel's own tracers on the same function as the floor of each attach type
+# (function_graph: an entry and a return through ftrace, as fentry/fexit;
+# kprobe events: int3 at entry and return, as kprobe/kretprobe), and under
+# ringside gcm --kernel by each variant. Three interleaved rounds, medians;
+# nanoseconds per request and the added cost as a multiple of its floor.
+if [ "$mode" = bench ]; then
+	T=/sys/kernel/tracing
+	seal() { kgcm_check bench "gcm(aes)" $1 $2 | awk '{print $4}'; }
+	traced() {	# variant size count
+		off=
+		[ $1 = kprobe ] && off=fentry
+		RINGSIDE_FEATURES_OFF=$off ringside gcm --kernel --comm kgcm_check >/dev/null 2>/tmp/b.err &
+		tr=$!
+		wait_for /tmp/b.err 'tracing kernel'
+		seal $2 $3
+		kill -INT $tr
+		wait $tr
+	}
+	floor() {	# kind size count
+		echo crypto_aead_encrypt >$T/set_ftrace_filter
+		if [ $1 = ftrace ]; then
+			echo function_graph >$T/current_tracer
+		else
+			echo 'p:kgcm_in crypto_aead_encrypt' >$T/kprobe_events
+			echo 'r:kgcm_out crypto_aead_encrypt' >>$T/kprobe_events
+			echo 1 >$T/events/kprobes/enable
+		fi
+		seal $2 $3
+		echo nop >$T/current_tracer
+		echo 0 2>/dev/null >$T/events/kprobes/enable
+		echo >$T/kprobe_events
+		echo >$T/set_ftrace_filter
+	}
+	med() { tr ' ' '\n' | grep . | sort -n | sed -n 2p; }
+	for size in 16 16384; do
+		count=20000
+		[ $size = 16384 ] && count=2000
+		u= ff= fk= rf= rk=
+		for round in 1 2 3; do
+			u="$u $(seal $size $count)"
+			ff="$ff $(floor ftrace $size $count)"
+			rf="$rf $(traced fentry $size $count)"
+			fk="$fk $(floor kprobe $size $count)"
+			rk="$rk $(traced kprobe $size $count)"
+		done
+		u=$(echo $u | med) ff=$(echo $ff | med) fk=$(echo $fk | med) rf=$(echo $rf | med) rk=$(echo $rk | med)
+		echo "ringside-guest: bench $size B: untraced $u ns/request;" \
+			"fentry: floor +$((ff - u)), ringside +$((rf - u)) ($(awk "BEGIN {printf \"%.2f\", ($rf - $u) / ($ff - $u)}")x floor);" \
+			"kprobe: floor +$((fk - u)), ringside +$((rk - u)) ($(awk "BEGIN {printf \"%.2f\", ($rk - $u) / ($fk - $u)}")x floor);" \
+			"ratio to untraced: fentry $(awk "BEGIN {printf \"%.3f\", $u / $rf}"), kprobe $(awk "BEGIN {printf \"%.3f\", $u / $rk}")"
+		check "bench_${size}_ran" '[ -n "$u" ] && [ -n "$rf" ] && [ -n "$rk" ]' "missing figures"
+	done
+	echo "$pass passed, $fail failed"
+	reboot -f
+fi
+
 mount -t btrfs /dev/vda /mnt || ko btrfs_disk_mounts "mount /dev/vda failed"
 
 # ---- features ----------------------------------------------------------------
@@ -297,6 +359,23 @@ for v in fentry kprobe; do
 	cat /tmp/kg-$v.err
 	kgcm_verify $v /tmp/kg-$v.out
 done
+# The exposition an agent serves (examples/kernel_gcm_metrics.c embeds the
+# library as ringside agent does, counting only): exact by driver and key bits.
+kernel_gcm_metrics >/tmp/km.out 2>/tmp/km.err &
+km=$!
+wait_for /tmp/km.err ready
+kgcm_check afalg "gcm(aes)" 256 64 8 3 2 1 1
+kill -INT $km
+wait $km
+grep '^ringside_kernel_gcm' /tmp/km.out | grep 'key_bits="256"'
+series() { grep "^ringside_kernel_gcm_$1{" /tmp/km.out | grep 'key_bits="256"' | grep "direction=\"$2\"" | awk '{print $2}'; }
+got="$(series requests_total seal)/$(series payload_bytes_total seal) $(series requests_total open)/$(series tag_failures_total open)"
+check kgcm_metrics_exposition_exact '[ "$got" = "3/192 3/1" ]' "$got: $(cat /tmp/km.err)"
+check kgcm_metrics_innermost_driver 'grep "^ringside_kernel_gcm_requests_total{" /tmp/km.out | grep "key_bits=\"256\"" | grep -q "driver=\"__generic-gcm-aesni"' \
+	"$(grep '^ringside_kernel_gcm_requests_total' /tmp/km.out)"
+check kgcm_metrics_collector_up 'grep -q "^ringside_collector_up{collector=\"kernel-gcm\",variant=\"fentry\"} 1" /tmp/km.out' \
+	"$(grep collector_up /tmp/km.out)"
+
 # -p: only the named submitter, which waits for a go line so the tracer is first.
 mkfifo /tmp/go1 /tmp/go2
 KGCM_WAIT=/tmp/go1 kgcm_check afalg "gcm(aes)" 128 16 0 3 0 0 1 & p1=$!

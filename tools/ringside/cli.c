@@ -13,6 +13,7 @@
 #include "ringside/resolve.h"
 
 #include "cli.h"
+#include "ringside/gcm.h"
 
 void cli_err(const char *fmt, ...)
 {
@@ -459,4 +460,17 @@ int cli_run(struct cli_loop *l)
 	if (err < 0)
 		return cli_fail(l->s, err, "tracing stopped");
 	return 0;
+}
+
+void cli_json_gcm_msg(struct ringside_json *j, unsigned int dir, unsigned int key_bits,
+		      uint64_t aad, uint64_t payload, uint64_t latency_ns, unsigned int result,
+		      int64_t retval)
+{
+	ringside_json_str(j, "dir", ringside_gcm_dir_name(dir));
+	ringside_json_u64(j, "key_bits", key_bits);
+	ringside_json_u64(j, "aad_bytes", aad);
+	ringside_json_u64(j, "payload_bytes", payload);
+	ringside_json_u64(j, "latency_ns", latency_ns);
+	ringside_json_str(j, "result", ringside_gcm_result_name(result));
+	ringside_json_i64(j, "retval", retval);
 }

@@ -142,6 +142,11 @@ void cli_perms(uint32_t flags, char out[5]);
 
 /* JSON: the record header's common members (ts_ns, pid, tid, comm, cgroup_id). */
 void cli_json_hdr(struct ringside_json *j, const struct rs_event_hdr *hdr);
+/* What every AES-GCM message record says, user space or kernel (struct
+ * rs_gcm_event and rs_kaead_event share the meanings). */
+void cli_json_gcm_msg(struct ringside_json *j, unsigned int dir, unsigned int key_bits,
+		      uint64_t aad, uint64_t payload, uint64_t latency_ns, unsigned int result,
+		      int64_t retval);
 /* An address as "0x..." (JSON numbers lose 64-bit precision in many readers). */
 void cli_json_hex(struct ringside_json *j, const char *key, uint64_t v);
 /* A one-number record, {"type":TYPE,KEY:N}, on stdout. */

@@ -309,7 +309,7 @@ static int start_collector(struct agent *a, int col)
 
 		err = ringside_session_enable_btrfs(s, &bo);
 	} else {
-		struct ringside_kaead_opts ko = { .sz = sizeof(ko) };
+		struct ringside_kaead_opts ko = { .sz = sizeof(ko), .aggregate = true };
 
 		err = ringside_session_enable_kaead(s, &ko);
 	}

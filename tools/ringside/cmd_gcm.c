@@ -169,13 +169,8 @@ static void print_event(struct gcm_cli *g, const struct rs_gcm_event *e, size_t 
 		cli_json_hdr(&j, &e->hdr);
 		ringside_json_str(&j, "lib", ringside_gcm_lib_name(e->lib));
 		json_lib(&j, g, e->lib_id);
-		ringside_json_str(&j, "dir", ringside_gcm_dir_name(e->dir));
-		ringside_json_u64(&j, "key_bits", e->key_bits);
-		ringside_json_u64(&j, "aad_bytes", e->aad_bytes);
-		ringside_json_u64(&j, "payload_bytes", e->payload_bytes);
-		ringside_json_u64(&j, "latency_ns", e->latency_ns);
-		ringside_json_str(&j, "result", ringside_gcm_result_name(e->result));
-		ringside_json_i64(&j, "retval", e->retval);
+		cli_json_gcm_msg(&j, e->dir, e->key_bits, e->aad_bytes, e->payload_bytes, e->latency_ns,
+				 e->result, e->retval);
 		ringside_json_str(&j, "caller", caller);
 		if ((e->flags & RS_GCM_F_STACK_COPY) && size >= sizeof(*e) + sizeof(struct rs_stack_copy))
 			ringside_json_u64(&j, "stack_copied", ((const struct rs_stack_copy *)e->stack)->len);

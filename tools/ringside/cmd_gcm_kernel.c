@@ -41,13 +41,8 @@ static int on_event(void *ctx, const struct rs_event_hdr *hdr, size_t size)
 		ringside_json_str(&j, "type", e->result == RS_GCM_TAG_FAIL ? "kernel_gcm_tag_failure"
 									 : "kernel_gcm_op");
 		cli_json_hdr(&j, &e->hdr);
-		ringside_json_str(&j, "dir", ringside_gcm_dir_name(e->dir));
-		ringside_json_u64(&j, "key_bits", e->key_bits);
-		ringside_json_u64(&j, "aad_bytes", e->aad_bytes);
-		ringside_json_u64(&j, "payload_bytes", e->payload_bytes);
-		ringside_json_u64(&j, "latency_ns", e->latency_ns);
-		ringside_json_str(&j, "result", ringside_gcm_result_name(e->result));
-		ringside_json_i64(&j, "retval", e->retval);
+		cli_json_gcm_msg(&j, e->dir, e->key_bits, e->aad_bytes, e->payload_bytes, e->latency_ns,
+				 e->result, e->retval);
 		ringside_json_bool(&j, "async", e->flags & RS_KAEAD_F_ASYNC);
 		ringside_json_u64(&j, "nested_calls", e->depth);
 		json_names(&j, e);
