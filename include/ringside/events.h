@@ -331,7 +331,7 @@ struct rs_kaead_alg {
 /* Slots of the kaead "kaead_miss" array: what could not be followed. */
 enum rs_kaead_miss {
 	RS_KAEAD_MISS_DEPTH = 0,	/* nesting deeper than the per-task stack */
-	RS_KAEAD_MISS_TASKS,		/* the per-task map was full: request not counted */
+	RS_KAEAD_MISS_TASKS,		/* no task-local stack could be had: request not counted */
 	RS_KAEAD_MISS_INFLIGHT,		/* the in-flight map was full: completion not followed */
 	RS_KAEAD_MISS_SLOTS
 };

@@ -62,12 +62,22 @@ struct kaead_flight {
 	char comm[RS_COMM_LEN];
 };
 
+/* Task-local: no hash insert and delete per request, freed with the task. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);	/* tid */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct kaead_task);
 } kaead_tasks SEC(".maps");
+
+/* Entries in kaead_flight, about: while 0 a request needs no lookup there. */
+__u64 in_flight = 0;
+
+static __always_inline struct kaead_task *task_stack(bool create)
+{
+	return bpf_task_storage_get(&kaead_tasks, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -97,10 +107,9 @@ struct {
 	__type(value, __u64);
 } kaead_miss SEC(".maps");
 
-/* Scratch for what is too big for the BPF stack: a new task's stack, an
- * in-flight entry, an algorithm's names. */
+/* Scratch for what is too big for the BPF stack: an in-flight entry, an
+ * algorithm's names. */
 union kaead_scratch {
-	struct kaead_task task;
 	struct kaead_flight flight;
 	struct rs_kaead_alg alg;
 };
@@ -275,8 +284,7 @@ static __always_inline int root_of(const struct kaead_frame *f, __u32 idx)
 
 static __always_inline void on_enter(struct aead_request *req, __u8 dir)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
-	struct kaead_task *t = bpf_map_lookup_elem(&kaead_tasks, &tid);
+	struct kaead_task *t = task_stack(false);
 	const struct rs_kaead_alg *a;
 	struct kaead_frame *f, *top;
 	__u64 aead, data;
@@ -306,7 +314,7 @@ static __always_inline void on_enter(struct aead_request *req, __u8 dir)
 			root = root_of(top, ti);
 	}
 	/* A sub-request of an asynchronous request, run by the worker finishing it. */
-	if (root < 0 && data) {
+	if (root < 0 && data && in_flight) {
 		struct kaead_flight *fl = bpf_map_lookup_elem(&kaead_flight, &data);
 
 		if (fl) {
@@ -321,16 +329,11 @@ static __always_inline void on_enter(struct aead_request *req, __u8 dir)
 	if (root < 0 && !count_it && !(t && t->depth))
 		return;
 	if (!t) {
-		struct kaead_task *blank = bpf_map_lookup_elem(&kaead_scratch, &zero);
-
-		if (!blank)
-			return;
-		__builtin_memset(blank, 0, sizeof(*blank));
-		if (bpf_map_update_elem(&kaead_tasks, &tid, blank, BPF_NOEXIST))
+		t = task_stack(true);	/* zeroed */
+		if (!t) {
 			miss(RS_KAEAD_MISS_TASKS);
-		t = bpf_map_lookup_elem(&kaead_tasks, &tid);
-		if (!t)
 			return;
+		}
 	}
 	f = &t->f[t->depth & (KAEAD_DEPTH - 1)];
 	f->req = (__u64)req;
@@ -362,7 +365,7 @@ static __always_inline void on_exit(int ret, struct aead_request *req_or_null)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id, d, zero = 0;
-	struct kaead_task *t = bpf_map_lookup_elem(&kaead_tasks, &tid);
+	struct kaead_task *t = task_stack(false);
 	const struct rs_kaead_alg *a;
 	struct aead_request *req;
 	struct kaead_frame *f;
@@ -400,6 +403,8 @@ static __always_inline void on_exit(int ret, struct aead_request *req_or_null)
 				bpf_get_current_comm(fl->comm, sizeof(fl->comm));
 				if (bpf_map_update_elem(&kaead_flight, &f->data, fl, BPF_ANY))
 					miss(RS_KAEAD_MISS_INFLIGHT);
+				else
+					__sync_fetch_and_add(&in_flight, 1);
 			} else {
 				miss(RS_KAEAD_MISS_INFLIGHT);
 			}
@@ -407,8 +412,6 @@ static __always_inline void on_exit(int ret, struct aead_request *req_or_null)
 			emit(f, NULL, ret, key_bits, bpf_ktime_get_ns() - f->start_ns);
 		}
 	}
-	if (!t->depth)
-		bpf_map_delete_elem(&kaead_tasks, &tid);
 }
 
 static __always_inline void on_setkey(struct crypto_aead *aead, __u32 keylen)
@@ -426,7 +429,7 @@ static __always_inline void on_done(__u64 arg, int err)
 	__u64 data = arg, alg;
 	__u16 key_bits;
 
-	if (err == -EINPROGRESS)	/* moved from the backlog to the queue: not done yet */
+	if (err == -EINPROGRESS || !in_flight)	/* -EINPROGRESS: moved from the backlog, not done */
 		return;
 	if (done_takes_request)
 		data = (__u64)BPF_CORE_READ((struct crypto_async_request *)arg, data);
@@ -438,7 +441,8 @@ static __always_inline void on_done(__u64 arg, int err)
 	key_bits = key_bits_of(&fl->f, a);
 	count(&fl->f, fl->count_alg, fl->tgid, err, false, true, key_bits, bpf_ktime_get_ns() - fl->f.start_ns);
 	emit(&fl->f, fl, err, key_bits, bpf_ktime_get_ns() - fl->f.start_ns);
-	bpf_map_delete_elem(&kaead_flight, &data);
+	if (!bpf_map_delete_elem(&kaead_flight, &data))
+		__sync_fetch_and_add(&in_flight, -1);
 }
 
 /* ---- fentry/fexit -------------------------------------------------------------- */

@@ -128,7 +128,7 @@ static void summarize(void *ctx, double elapsed, bool final)
 			"completion (result, latency) was not seen", (unsigned long long)(w.async - w.async_done));
 	if (depth || tasks || flight)
 		cli_err("kernel-gcm: not followed: %llu calls nested too deep, %llu requests "
-			"(per-task map full), %llu completions (in-flight map full)",
+			"(no task-local stack), %llu completions (in-flight map full)",
 			(unsigned long long)depth, (unsigned long long)tasks, (unsigned long long)flight);
 }
 
