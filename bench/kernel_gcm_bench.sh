@@ -8,5 +8,5 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(cd "$root" && KCHECK_KERNELS=${KCHECK_KERNELS:-patched} KCHECK_MODE=bench tools/kernel-check.sh 2>&1)
 rc=$?
-grep -a 'bench ' <<<"$out" | sed 's/^ringside-guest: //'
-[ "$rc" = 0 ] || { tail -5 <<<"$out"; exit 1; }
+grep -a 'bench [0-9]' <<<"$out" | sed 's/^ringside-guest: //'
+[ "$rc" = 0 ] || { grep -a "bench step" <<<"$out" | tail -1; tail -5 <<<"$out"; exit 1; }

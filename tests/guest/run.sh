@@ -64,6 +64,7 @@ if [ "$mode" = bench ]; then
 	T=/sys/kernel/tracing
 	seal() { kgcm_check bench "gcm(aes)" $1 $2 | awk '{print $4}'; }
 	traced() {	# variant size count
+		echo "ringside-guest: bench step ringside $1 $2 B" >/dev/console
 		off=
 		[ $1 = kprobe ] && off=fentry
 		RINGSIDE_FEATURES_OFF=$off ringside gcm --kernel --comm kgcm_check >/dev/null 2>/tmp/b.err &
@@ -74,6 +75,7 @@ if [ "$mode" = bench ]; then
 		wait $tr
 	}
 	floor() {	# kind size count
+		echo "ringside-guest: bench step floor $1 $2 B" >/dev/console
 		echo crypto_aead_encrypt >$T/set_ftrace_filter
 		if [ $1 = ftrace ]; then
 			echo function_graph >$T/current_tracer
