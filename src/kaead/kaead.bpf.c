@@ -42,7 +42,7 @@ struct kaead_frame {
 	__u8 counted;		/* the outermost GCM call: the one that is counted */
 	__u8 root;		/* index of the counted frame this one is nested in */
 	__u8 depth;		/* counted frames: deepest nesting seen */
-	__u8 pad[2];
+	__u16 key_bits;		/* counted frames, at their return: 0 unknown */
 };
 
 struct kaead_task {
@@ -179,32 +179,43 @@ static __always_inline struct crypto_alg *req_alg(struct aead_request *req, __u6
 	return BPF_CORE_READ(tfm, __crt_alg);
 }
 
-static __always_inline void count(const struct kaead_frame *f, __u64 alg, __u32 tgid, int ret,
-				  bool at_submit, bool async_done, __u16 key_bits, __u64 lat)
+static __always_inline __u32 payload_of(const struct kaead_frame *f)
+{
+	if (f->dir != RS_GCM_OPEN)
+		return f->cryptlen;
+	return f->cryptlen >= f->authsize ? f->cryptlen - f->authsize : 0;	/* the tag is not payload */
+}
+
+/* Where a request is when it is counted. */
+enum kaead_stage {
+	STAGE_DONE_AT_RETURN,	/* submitted and finished in one call */
+	STAGE_SUBMITTED_ASYNC,	/* submitted; its result comes with the completion */
+	STAGE_COMPLETED,	/* an asynchronous request's completion */
+};
+
+static __always_inline void count(const struct kaead_frame *f, __u64 alg, __u32 tgid,
+				  enum kaead_stage stage, int ret, __u64 lat)
 {
 	struct rs_total_key key = {
 		.tgid = tgid,
-		.k1 = f->dir | (__u32)key_bits << 8,
+		.k1 = f->dir | (__u32)f->key_bits << 8,
 		.k2 = (__u32)alg,
 		.k3 = (__u32)(alg >> 32),
 	};
 	struct rs_total_val *v = rs_total_row(&key);
-	__u32 payload = f->cryptlen;
 
 	if (!v)
 		return;
-	if (f->dir == RS_GCM_OPEN)
-		payload = payload >= f->authsize ? payload - f->authsize : 0;
-	if (at_submit) {
+	if (stage != STAGE_COMPLETED) {
 		v->c[RS_KAEAD_TOTAL_OPS]++;
 		v->c[RS_KAEAD_TOTAL_AAD] += f->assoclen;
-		v->c[RS_KAEAD_TOTAL_PAYLOAD] += payload;
+		v->c[RS_KAEAD_TOTAL_PAYLOAD] += payload_of(f);
 	}
-	if (ret == -EINPROGRESS || ret == -EBUSY) {
+	if (stage == STAGE_SUBMITTED_ASYNC) {
 		v->c[RS_KAEAD_TOTAL_ASYNC]++;
 		return;
 	}
-	if (async_done)
+	if (stage == STAGE_COMPLETED)
 		v->c[RS_KAEAD_TOTAL_ASYNC_DONE]++;
 	if (ret == -EBADMSG)
 		v->c[RS_KAEAD_TOTAL_TAG_FAIL]++;
@@ -227,7 +238,7 @@ static __always_inline __u16 key_bits_of(const struct kaead_frame *f, const stru
 }
 
 static __always_inline void emit(const struct kaead_frame *f, const struct kaead_flight *from,
-				 int ret, __u16 key_bits, __u64 lat)
+				 int ret, __u64 lat)
 {
 	const struct rs_kaead_alg *outer, *inner;
 	__u64 alg = f->alg, inner_alg = f->inner_alg;
@@ -246,15 +257,14 @@ static __always_inline void emit(const struct kaead_frame *f, const struct kaead
 	}
 	ev->dir = f->dir;
 	ev->result = ret == -EBADMSG ? RS_GCM_TAG_FAIL : ret ? RS_GCM_ERROR : RS_GCM_OK;
-	ev->flags = (key_bits ? 0 : RS_KAEAD_F_KEY_UNKNOWN) | (from ? RS_KAEAD_F_ASYNC : 0);
+	ev->flags = (f->key_bits ? 0 : RS_KAEAD_F_KEY_UNKNOWN) | (from ? RS_KAEAD_F_ASYNC : 0);
 	ev->depth = f->depth;
-	ev->key_bits = key_bits;
+	ev->key_bits = f->key_bits;
 	ev->authsize = f->authsize;
 	ev->retval = ret;
 	ev->pad = 0;
 	ev->aad_bytes = f->assoclen;
-	ev->payload_bytes = f->dir == RS_GCM_OPEN ? (f->cryptlen >= f->authsize ? f->cryptlen - f->authsize : 0)
-						  : f->cryptlen;
+	ev->payload_bytes = payload_of(f);
 	ev->latency_ns = lat;
 	ev->tfm = f->aead;
 	outer = bpf_map_lookup_elem(&kaead_algs, &alg);
@@ -273,6 +283,16 @@ static __always_inline void emit(const struct kaead_frame *f, const struct kaead
 }
 
 /* ---- the shared logic -------------------------------------------------------- */
+
+/* A request's result is known (at its return, or from its completion): count and record it. */
+static __always_inline void finish(const struct kaead_frame *f, __u64 count_alg, __u32 tgid,
+				   const struct kaead_flight *from, int ret)
+{
+	__u64 lat = bpf_ktime_get_ns() - f->start_ns;	/* one reading for the totals and the record */
+
+	count(f, count_alg, tgid, from ? STAGE_COMPLETED : STAGE_DONE_AT_RETURN, ret, lat);
+	emit(f, from, ret, lat);
+}
 
 /* The index of the frame that counts the request frame f runs under; -1: none. */
 static __always_inline int root_of(const struct kaead_frame *f, __u32 idx)
@@ -369,8 +389,8 @@ static __always_inline void on_exit(int ret, struct aead_request *req_or_null)
 	const struct rs_kaead_alg *a;
 	struct aead_request *req;
 	struct kaead_frame *f;
-	__u16 key_bits;
-	__u64 flags, alg;
+	__u64 alg;
+	bool async;
 
 	if (!t || !t->depth)
 		return;
@@ -384,32 +404,36 @@ static __always_inline void on_exit(int ret, struct aead_request *req_or_null)
 	if (req_or_null && f->req != (__u64)req_or_null)
 		return;
 	t->depth--;
-	if (f->counted) {
-		alg = f->alg;
-		a = bpf_map_lookup_elem(&kaead_algs, &alg);
-		key_bits = key_bits_of(f, a);
-		count(f, f->inner_alg, id >> 32, ret, true, false, key_bits, bpf_ktime_get_ns() - f->start_ns);
-		req = (struct aead_request *)f->req;	/* a local: no relocation on our own struct */
-		flags = BPF_CORE_READ(req, base.flags);
-		if (ret == -EINPROGRESS || (ret == -EBUSY && (flags & CRYPTO_TFM_REQ_MAY_BACKLOG))) {
-			struct kaead_flight *fl = bpf_map_lookup_elem(&kaead_scratch, &zero);
+	if (!f->counted)
+		return;
+	alg = f->alg;
+	a = bpf_map_lookup_elem(&kaead_algs, &alg);
+	f->key_bits = key_bits_of(f, a);
+	req = (struct aead_request *)f->req;	/* a local: no relocation on our own struct */
+	/* -EBUSY is queued only where the caller allowed a backlog; else it is a refusal. */
+	async = ret == -EINPROGRESS ||
+		(ret == -EBUSY && (BPF_CORE_READ(req, base.flags) & CRYPTO_TFM_REQ_MAY_BACKLOG));
+	if (!async) {
+		finish(f, f->inner_alg, id >> 32, NULL, ret);
+		return;
+	}
+	count(f, f->inner_alg, id >> 32, STAGE_SUBMITTED_ASYNC, ret, 0);
+	{
+		struct kaead_flight *fl = bpf_map_lookup_elem(&kaead_scratch, &zero);
 
-			if (fl && f->data) {
-				fl->f = *f;
-				fl->count_alg = f->inner_alg;
-				fl->tgid = id >> 32;
-				fl->tid = tid;
-				fl->cgroup_id = bpf_get_current_cgroup_id();
-				bpf_get_current_comm(fl->comm, sizeof(fl->comm));
-				if (bpf_map_update_elem(&kaead_flight, &f->data, fl, BPF_ANY))
-					miss(RS_KAEAD_MISS_INFLIGHT);
-				else
-					__sync_fetch_and_add(&in_flight, 1);
-			} else {
+		if (fl && f->data) {
+			fl->f = *f;
+			fl->count_alg = f->inner_alg;
+			fl->tgid = id >> 32;
+			fl->tid = tid;
+			fl->cgroup_id = bpf_get_current_cgroup_id();
+			bpf_get_current_comm(fl->comm, sizeof(fl->comm));
+			if (bpf_map_update_elem(&kaead_flight, &f->data, fl, BPF_ANY))
 				miss(RS_KAEAD_MISS_INFLIGHT);
-			}
+			else
+				__sync_fetch_and_add(&in_flight, 1);
 		} else {
-			emit(f, NULL, ret, key_bits, bpf_ktime_get_ns() - f->start_ns);
+			miss(RS_KAEAD_MISS_INFLIGHT);
 		}
 	}
 }
@@ -425,9 +449,7 @@ static __always_inline void on_setkey(struct crypto_aead *aead, __u32 keylen)
 static __always_inline void on_done(__u64 arg, int err)
 {
 	struct kaead_flight *fl;
-	const struct rs_kaead_alg *a;
-	__u64 data = arg, alg;
-	__u16 key_bits;
+	__u64 data = arg;
 
 	if (err == -EINPROGRESS || !in_flight)	/* -EINPROGRESS: moved from the backlog, not done */
 		return;
@@ -436,11 +458,7 @@ static __always_inline void on_done(__u64 arg, int err)
 	fl = bpf_map_lookup_elem(&kaead_flight, &data);
 	if (!fl)
 		return;
-	alg = fl->f.alg;
-	a = bpf_map_lookup_elem(&kaead_algs, &alg);
-	key_bits = key_bits_of(&fl->f, a);
-	count(&fl->f, fl->count_alg, fl->tgid, err, false, true, key_bits, bpf_ktime_get_ns() - fl->f.start_ns);
-	emit(&fl->f, fl, err, key_bits, bpf_ktime_get_ns() - fl->f.start_ns);
+	finish(&fl->f, fl->count_alg, fl->tgid, fl, err);	/* key bits as at submission */
 	if (!bpf_map_delete_elem(&kaead_flight, &data))
 		__sync_fetch_and_add(&in_flight, -1);
 }
