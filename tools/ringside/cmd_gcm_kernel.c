@@ -114,14 +114,14 @@ static void summarize(void *ctx, double elapsed, bool final)
 	uint64_t tasks = ringside_kaead_missed(k->s, RS_KAEAD_MISS_TASKS);
 	uint64_t flight = ringside_kaead_missed(k->s, RS_KAEAD_MISS_INFLIGHT);
 
-	(void)elapsed;
-	if (!final)
-		return;
+	/* --interval: the totals so far (the kernel keeps them since the start). */
 	if (!k->o->json)
-		printf("\n");
+		printf("\n%s after %.1f s:\n", final ? "totals" : "totals so far", elapsed);
 	ringside_kaead_totals(k->s, print_total, &w);
 	if (!w.rows && !k->o->json)
 		printf("no kernel AES-GCM request seen\n");
+	if (!final)
+		return;
 	/* Never a silent gap: what was not followed to its end is said. */
 	if (w.async != w.async_done)
 		cli_err("kernel-gcm: %llu asynchronous requests were counted at submission; their "
