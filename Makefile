@@ -23,7 +23,7 @@ PKG_CONFIG?= pkg-config
 
 # Debian packages the build, the tests and the demo need (make deps).
 DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libcapstone-dev zlib1g-dev pkg-config make gcc \
-             libmicrohttpd-dev libyaml-dev libcrypt-dev
+             libmicrohttpd-dev libyaml-dev libcrypt-dev libcairo2-dev
 DEB_TEST  := libssl-dev libgnutls28-dev libgcrypt20-dev openssl btrfs-progs bpftrace \
              util-linux procps kmod python3 libclang-rt-14-dev gnutls-bin nettle-dev \
              golang-go prometheus curl
@@ -42,10 +42,12 @@ CFLAGS    ?= -O2 -g
 SRC_DIRS  := $(sort $(dir $(wildcard src/*/*.c)))
 SRC_INC   := $(patsubst %/,-I%,$(SRC_DIRS))
 ALL_CFLAGS:= -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -I$(OUT) $(SRC_INC)
-LDLIBS    := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -ldw -lelf -lcapstone -lz
+LDLIBS    := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -ldw -lelf -lcapstone -lz -lm
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
-# The agent's HTTP server, web config and bcrypt: the CLI only, not the library.
-CLI_LIBS  := -lmicrohttpd -lyaml -lcrypt
+# The agent's HTTP server, web config and bcrypt, the profile's charts (cairo):
+# the CLI only, not the library.
+CLI_LIBS  := -lmicrohttpd -lyaml -lcrypt $(shell $(PKG_CONFIG) --libs cairo 2>/dev/null || echo -lcairo)
+CAIRO_CFLAGS := $(shell $(PKG_CONFIG) --cflags cairo 2>/dev/null)
 
 BPF_SRCS  := $(wildcard src/*/*.bpf.c)
 BPF_NAMES := $(notdir $(BPF_SRCS:.bpf.c=))
@@ -110,7 +112,7 @@ $(OUT)/ringside.pc: ringside.pc.in Makefile
 # ---- CLI ---------------------------------------------------------------------
 $(OUT)/cli/%.o: tools/ringside/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itools/ringside -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -Itools/ringside $(if $(filter %/profile_chart.o,$@),$(CAIRO_CFLAGS)) -MMD -MP -c $< -o $@
 
 $(CLI): $(CLI_OBJS) $(LIB_A)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS) $(CLI_LIBS) -lm

@@ -96,9 +96,10 @@ else
 fi
 
 echo
-echo "== ringside reclaim profile: a scratch memory cgroup with a built-in workload"
-echo "   (64 MiB anon + 64 MiB page cache); 80 MiB asked for at each swappiness, with a"
-echo "   temporary zram swap device so anon can go"
+echo "== ringside reclaim profile: which swappiness suits a workload? Two built-in workloads"
+echo "   in a scratch memory cgroup (64 MiB anon + 64 MiB page cache each), 32 MiB asked"
+echo "   for at each setting, 3 trials in shuffled order, a temporary zram swap device so"
+echo "   anon can go. Cost = pages needed again within a second (refaults)."
 own=$(awk -F: '$2 == "memory" {print $3}' /proc/self/cgroup)
 mroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ {print $2; exit}' /proc/mounts)
 if [ -z "$mroot" ]; then
@@ -107,8 +108,18 @@ if [ -z "$mroot" ]; then
 fi
 rcg=$mroot$own/ringside-demo-$$
 if mkdir "$rcg" 2>/dev/null; then
-	"$R" reclaim profile --cgroup "$rcg" --workload 128M --amount 80M --swappiness 0,60,100,200 \
-		--setup-zram 256M --svg "${TMPDIR:-/tmp}/ringside-reclaim-profile.svg"
+	for type in anon-hot file-hot; do
+		echo
+		case $type in
+		anon-hot) echo "-- anon-hot: the service keeps using its heap; its page cache is old data" ;;
+		file-hot) echo "-- file-hot: the service keeps reading its files; its heap is old data" ;;
+		esac
+		"$R" reclaim profile --cgroup "$rcg" --workload 128M --workload-type $type --amount 32M \
+			--swappiness 0,60,100,200 --trials 3 --window 0.5 --setup-zram 256M \
+			--svg "${TMPDIR:-/tmp}/ringside-profile-$type.svg" \
+			--png "${TMPDIR:-/tmp}/ringside-profile-$type.png" 2>&1 |
+			grep -v -e '^ringside: trial step' -e '^ringside: cgroup v1' -e 'shuffled order'
+	done
 	rmdir "$rcg"
 else
 	echo "   skipped: cannot create a memory cgroup under $mroot$own"

@@ -126,9 +126,10 @@ initramfs() {
 	mkdir -p "$dir/bin"
 	cp "$(command -v busybox)" "$dir/bin/busybox"
 	ln -s busybox "$dir/bin/sh"	# /init's interpreter; it installs the rest
-	# Without the agent (its HTTP server has no static GnuTLS to link).
-	$static -o "$dir/bin/ringside" $(ls "$root/$OUT"/cli/*.o | grep -v -e /cmd_agent.o -e /web_config.o) \
-		"$root/kernel/agent_absent.c" "$root/$OUT/libringside.a" \
+	# Without the agent (its HTTP server has no static GnuTLS to link) and
+	# the profile's charts (no static cairo).
+	$static -o "$dir/bin/ringside" $(ls "$root/$OUT"/cli/*.o | grep -v -e /cmd_agent.o -e /web_config.o -e /profile_chart.o) \
+		"$root/kernel/agent_absent.c" "$root/kernel/chart_absent.c" "$root/$OUT/libringside.a" \
 		-lbpf -ldw -lelf -lcapstone -lz -llzma -lbz2 -lzstd -lm 2>"$work/static.log" || { cat "$work/static.log"; die "static link failed"; }
 	$static -o "$dir/bin/procmap_check" "$root/tests/progs/procmap_check.c"
 	$static -mno-red-zone -o "$dir/bin/uretprobe_check" "$root/tests/progs/uretprobe_check.c"

@@ -83,13 +83,31 @@ int ringside_memcg_swappiness(const char *cgroup_path);
 
 /* ---- profiler ----------------------------------------------------------- */
 
+/* The built-in workload's shape: which half of its memory it keeps using. */
+enum ringside_profile_workload {
+	RINGSIDE_WORKLOAD_MIXED = 0,	/* anon and page cache both hot */
+	RINGSIDE_WORKLOAD_ANON_HOT,	/* hot anon, cold page cache: file is the cheap type */
+	RINGSIDE_WORKLOAD_FILE_HOT,	/* hot page cache, cold anon: anon is the cheap type */
+};
+
+/*
+ * The cgroup's memory.stat counters from the start of a profile to its end
+ * (workload started and stopped within): every refault of the profile,
+ * in the windows or not, so that the rows can be checked to add up.
+ */
+struct ringside_reclaim_profile_totals {
+	uint64_t refault_anon, refault_file, majfaults;
+	/* The same counters summed over the rows' windows. */
+	uint64_t window_refault_anon, window_refault_file, window_majfaults;
+};
+
 struct ringside_reclaim_profile_opts {
 	size_t sz;
 	const char *cgroup;	/* memory cgroup to drive (v1 or v2 path) */
 	const int *swappiness;	/* settings to try, 0..200 */
 	unsigned int nr_swappiness;
-	uint64_t amount;	/* bytes to ask for per round */
-	unsigned int rounds;	/* per setting; 0: 1 */
+	uint64_t amount;	/* bytes to ask for per trial */
+	unsigned int rounds;	/* trials per setting; 0: 1 */
 	/* > 0: run a built-in workload in the cgroup with this much anon and file memory. */
 	uint64_t workload_bytes;
 	/* > 0: create a zram swap device of this size for the profile, remove it after. */
@@ -97,11 +115,37 @@ struct ringside_reclaim_profile_opts {
 	volatile int *stop;	/* set non-zero (e.g. from SIGINT) to end early, cleaned up */
 	/* Messages as it goes (no swap, the method chosen): one line each, or NULL. */
 	void (*on_note)(void *ctx, const char *line);
+	/* --- since the cost measurement --- */
+	int workload_kind;	/* enum ringside_profile_workload */
+	/*
+	 * Seconds to watch the cgroup after each reclaim step while the
+	 * workload keeps running (the built-in one does at least one whole
+	 * pass over its hot set); 0: 1 second.
+	 */
+	double window_s;
+	/* Trial order: each trial runs the settings in an order shuffled from this seed. */
+	unsigned int seed;
+	bool shuffle;
+	/*
+	 * Profile the cgroup as it runs (a service): no workload is started,
+	 * and a step asks for at most amount bytes, less a margin for the
+	 * kernel's reclaim batch, so that it never takes more than amount.
+	 */
+	bool attach;
+	/* Optional: the workload's own cumulative counter (ops served...), read around each window. */
+	int (*read_metric)(void *ctx, double *value);
+	/* Optional: before each trial, done of total, the setting and the estimated seconds left (-1 unknown). */
+	void (*on_progress)(void *ctx, unsigned int done, unsigned int total, int swappiness, double eta_s);
+	/* Optional: filled when the profile ends without an error. */
+	struct ringside_reclaim_profile_totals *totals;
 };
+
+/* log2 buckets of reclaim-call latency: bucket i counts calls of [2^i, 2^(i+1)) µs. */
+#define RINGSIDE_PROFILE_LAT_BUCKETS 24
 
 struct ringside_reclaim_profile_row {
 	int swappiness;
-	unsigned int round;
+	unsigned int round;		/* the trial, from 1 */
 	uint64_t requested;		/* bytes asked for */
 	uint64_t reclaimed;		/* bytes the kernel reported reclaimed */
 	uint64_t anon_pages, file_pages;	/* reclaimed, by list */
@@ -109,19 +153,76 @@ struct ringside_reclaim_profile_row {
 	double seconds;
 	int err;			/* 0, or the write's -errno (-EAGAIN, -EBUSY) */
 	const char *method;		/* "memory.reclaim swappiness=", "limit_in_bytes"... */
+	/* --- since the cost measurement --- */
+	unsigned int order;		/* position of this setting within its trial, from 1 */
+	/* /proc/vmstat deltas over the step (the whole machine: an independent check). */
+	uint64_t vm_steal_anon, vm_steal_file, vm_scan_anon, vm_scan_file;
+	/* The reclaim calls the tracer saw: count and latency histogram. */
+	uint64_t calls;
+	uint64_t lat_log2_us[RINGSIDE_PROFILE_LAT_BUCKETS];
+	/* Cost, over the observation window after the step: */
+	double window_s;		/* as measured */
+	uint64_t refault_anon, refault_file;	/* the cgroup's memory.stat workingset_refault_* */
+	uint64_t majfaults;		/* the cgroup's memory.stat pgmajfault */
+	uint64_t swapins;		/* /proc/vmstat pswpin (the whole machine) */
+	uint64_t stall_some_us, stall_full_us;	/* PSI memory, see psi_scope */
+	const char *psi_scope;		/* "cgroup", "system" (cgroup v1), or NULL: no PSI */
+	uint64_t workload_ops;		/* built-in workload: pages touched in the window */
+	double metric_rate;		/* read_metric's increase per second; NAN without one */
 };
 
 typedef int (*ringside_profile_fn)(void *ctx, const struct ringside_reclaim_profile_row *row);
 
 /*
  * Drive reclaim on a cgroup for each swappiness setting and report what it
- * took: fn(ctx, row) per round, opts->on_note(ctx, line) per message.
- * Everything it creates (workload, zram swap) is removed before it returns,
- * and settings it changed are restored. A failure's reason:
+ * took and what it cost: fn(ctx, row) per trial, opts->on_note(ctx, line)
+ * per message. Everything it creates (workload, zram swap) is removed before
+ * it returns, and settings it changed are restored. A failure's reason:
  * ringside_last_errmsg().
  */
 int ringside_reclaim_profile(const struct ringside_reclaim_profile_opts *opts,
 			     ringside_profile_fn fn, void *ctx);
+
+/* ---- profile summary: mean and spread per setting, a recommendation ----- */
+
+struct ringside_stat {
+	double mean, sd;	/* sd: sample standard deviation, 0 for one trial */
+};
+
+struct ringside_profile_setting {
+	int swappiness;
+	unsigned int trials;
+	unsigned int failed;		/* trials whose request returned an error */
+	struct ringside_stat reclaimed_mib, anon_share;	/* anon_share: 0..1 of reclaimed pages */
+	struct ringside_stat refaults;	/* anon + file, in the window */
+	struct ringside_stat refault_anon, refault_file, majfaults, swapins;
+	struct ringside_stat cost;	/* refaults per reclaimed page: the ranking figure */
+	struct ringside_stat stall_ms;	/* PSI some */
+	struct ringside_stat latency_ms;	/* mean reclaim-call latency */
+	struct ringside_stat ops_per_s, metric_rate;
+	bool short_of_amount;		/* reclaimed on average less than half what was asked */
+};
+
+struct ringside_profile_summary {
+	unsigned int nr_settings;
+	struct ringside_profile_setting settings[32];	/* by swappiness, ascending */
+	/* The recommendation: settings as good as the best within the spread. */
+	unsigned int nr_recommended;
+	int recommended[32];
+	bool no_difference;	/* every eligible setting is as good as the best */
+	bool no_spread;		/* one trial: no spread to judge by */
+	char text[768];		/* one paragraph: the choice and the evidence */
+};
+
+/*
+ * Summarize rows (any order, as fn received them): mean and spread of every
+ * figure per setting, and the range with the lowest refault cost for the
+ * amount reclaimed. Settings that reclaimed less than half what was asked
+ * are not recommended. A difference in cost below 0.02 refaults per
+ * reclaimed page, or within one standard deviation, is not a difference.
+ */
+int ringside_reclaim_profile_summarize(const struct ringside_reclaim_profile_row *rows, size_t nr,
+				       struct ringside_profile_summary *out);
 
 #pragma GCC visibility pop
 

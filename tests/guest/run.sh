@@ -188,12 +188,16 @@ mkdir /sys/fs/cgroup/rs
 ringside reclaim --events --json --target-cgroup /sys/fs/cgroup/rs >/tmp/trace 2>/tmp/trace.err &
 tr=$!
 wait_for /tmp/trace.err 'tracing reclaim'
-TMPDIR=/mnt ringside reclaim profile --cgroup /sys/fs/cgroup/rs --workload 48M --amount 12M \
-	--swappiness 0,200 --setup-zram 96M --json >/tmp/profile 2>/tmp/profile.err
+# The workload keeps reading its page cache and leaves its anon alone
+# (file-hot): taking file (0) costs a refault per page in the window after,
+# taking anon (200) costs none. PSI is the cgroup's own on v2.
+TMPDIR=/mnt ringside reclaim profile --cgroup /sys/fs/cgroup/rs --workload 48M --workload-type file-hot \
+	--amount 12M --swappiness 0,200 --trials 1 --window 0.2 --setup-zram 96M --json >/tmp/profile 2>/tmp/profile.err
 rc=$?
 cat /tmp/profile /tmp/profile.err
 rows=$(grep -c '"type":"reclaim_profile"' /tmp/profile)
 check reclaim_v2_profile_runs '[ "$rc" = 0 ] && [ "$rows" = 2 ]' "rc=$rc rows=$rows"
+check reclaim_v2_profile_cgroup_psi 'grep -q "\"psi_scope\":\"cgroup\"" /tmp/profile' "$(head -c 300 /tmp/profile)"
 check reclaim_v2_profile_reclaims '! grep -q "reclaimed.:0," /tmp/profile' "a round reclaimed nothing"
 row_pages() { sed -n 's/.*"swappiness":'$1',.*"anon_pages":\([0-9]*\),"file_pages":\([0-9]*\).*/\1 \2/p' /tmp/profile; }
 pages0=$(row_pages 0)
@@ -204,6 +208,13 @@ if patched; then
 	# swappiness=0 leaves anon alone while file pages remain; 200 swaps.
 	check reclaim_v2_swappiness_0_takes_file_only '[ "${a0:-1}" = 0 ] && [ "${f0:-0}" -gt 0 ]' "anon $a0 file $f0 pages"
 	check reclaim_v2_swappiness_200_takes_anon '[ "${a200:-0}" -gt 0 ]' "anon $a200 file $f200 pages"
+	row_refaults() { sed -n 's/.*"swappiness":'$1',.*"refault_anon":\([0-9]*\),"refault_file":\([0-9]*\).*/\1 \2/p' /tmp/profile; }
+	r0=$(row_refaults 0) r200=$(row_refaults 200)
+	# Most of the file taken at 0 comes back within the window; nothing taken at 200 does.
+	check reclaim_v2_profile_cost_file_hot '[ "${r0#* }" -ge $((f0 / 2)) ] && [ "${r200% *}" = 0 ] && [ "${r200#* }" = 0 ]' \
+		"refaults at 0: $r0, at 200: $r200, file taken at 0: $f0"
+	check reclaim_v2_profile_recommends_200 'grep -q "\"type\":\"reclaim_profile_recommendation\",\"swappiness\":\[200\]" /tmp/profile' \
+		"$(grep recommendation /tmp/profile)"
 else
 	check reclaim_v2_no_swappiness_key_noted 'grep -q "no swappiness= key" /tmp/profile.err' "no note"
 fi

@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>

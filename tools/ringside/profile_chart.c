@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The reclaim profile's chart, drawn with cairo once and written as SVG or
+ * PNG from the same drawing. Two panels share the swappiness axis: on top
+ * the split of what was reclaimed (anon share, with its spread), below what
+ * it cost afterwards (refaults per reclaimed page, and PSI stall time on its
+ * own scale), each point a mean with error bars of one standard deviation.
+ */
+#include <cairo.h>
+#include <cairo-svg.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "profile_chart.h"
+
+#define W 800
+#define H 600
+#define LEFT 80
+#define RIGHT 80
+#define PANEL_H 200
+
+struct rgb {
+	double r, g, b;
+};
+static const struct rgb anon_color = { 0.84, 0.15, 0.16 }, file_color = { 0.12, 0.47, 0.71 },
+			cost_color = { 0.17, 0.17, 0.17 }, stall_color = { 0.58, 0.40, 0.74 },
+			grid_color = { 0.85, 0.85, 0.85 }, best_color = { 0.17, 0.63, 0.17 };
+
+static void set_color(cairo_t *cr, struct rgb c)
+{
+	cairo_set_source_rgb(cr, c.r, c.g, c.b);
+}
+
+static void text(cairo_t *cr, double x, double y, double align, const char *s)
+{
+	cairo_text_extents_t e;
+
+	cairo_text_extents(cr, s, &e);
+	cairo_move_to(cr, x - e.x_advance * align, y);
+	cairo_show_text(cr, s);
+}
+
+/* Mean ± sd as a vertical bar with caps, at x, scaled by y(v). */
+static void error_bar(cairo_t *cr, double x, double top, double height, double max, struct ringside_stat s)
+{
+	double lo, hi;
+
+	if (isnan(s.mean) || isnan(s.sd) || s.sd <= 0 || max <= 0)
+		return;
+	lo = fmax(0, s.mean - s.sd);
+	hi = fmin(max, s.mean + s.sd);
+	lo = top + height - height * lo / max;
+	hi = top + height - height * hi / max;
+	cairo_set_line_width(cr, 1.2);
+	cairo_move_to(cr, x, lo);
+	cairo_line_to(cr, x, hi);
+	cairo_move_to(cr, x - 5, lo);
+	cairo_line_to(cr, x + 5, lo);
+	cairo_move_to(cr, x - 5, hi);
+	cairo_line_to(cr, x + 5, hi);
+	cairo_stroke(cr);
+}
+
+static void axes(cairo_t *cr, double top, const char *left_label, const char *right_label, double left_max,
+		 const char *left_fmt, double right_max)
+{
+	char buf[32];
+
+	for (int i = 0; i <= 4; i++) {
+		double y = top + PANEL_H - PANEL_H * i / 4.0;
+
+		set_color(cr, grid_color);
+		cairo_set_line_width(cr, 1);
+		cairo_move_to(cr, LEFT, y);
+		cairo_line_to(cr, W - RIGHT, y);
+		cairo_stroke(cr);
+		cairo_set_source_rgb(cr, 0, 0, 0);
+		snprintf(buf, sizeof(buf), left_fmt, left_max * i / 4.0);
+		text(cr, LEFT - 6, y + 4, 1, buf);
+		if (right_label) {
+			snprintf(buf, sizeof(buf), right_max < 10 ? "%.1f" : "%.0f", right_max * i / 4.0);
+			set_color(cr, stall_color);
+			text(cr, W - RIGHT + 6, y + 4, 0, buf);
+		}
+	}
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	cairo_save(cr);
+	cairo_translate(cr, 22, top + PANEL_H / 2.0);
+	cairo_rotate(cr, -M_PI / 2);
+	text(cr, 0, 0, 0.5, left_label);
+	cairo_restore(cr);
+	if (right_label) {
+		set_color(cr, stall_color);
+		cairo_save(cr);
+		cairo_translate(cr, W - 12, top + PANEL_H / 2.0);
+		cairo_rotate(cr, -M_PI / 2);
+		text(cr, 0, 0, 0.5, right_label);
+		cairo_restore(cr);
+	}
+}
+
+static bool recommended(const struct ringside_profile_summary *sum, int swappiness)
+{
+	for (unsigned int i = 0; i < sum->nr_recommended; i++)
+		if (sum->recommended[i] == swappiness)
+			return true;
+	return false;
+}
+
+static void draw(cairo_t *cr, const struct ringside_profile_summary *sum, const char *title)
+{
+	unsigned int n = sum->nr_settings;
+	double slot = (double)(W - LEFT - RIGHT) / (n ? n : 1);
+	double top1 = 60, top2 = top1 + PANEL_H + 70, cost_max = 0.1, stall_max = 1;
+	bool has_stall = false;
+	char buf[96];
+
+	for (unsigned int i = 0; i < n; i++) {
+		const struct ringside_profile_setting *s = &sum->settings[i];
+
+		if (!isnan(s->cost.mean))
+			cost_max = fmax(cost_max, s->cost.mean + (isnan(s->cost.sd) ? 0 : s->cost.sd));
+		if (!isnan(s->stall_ms.mean)) {
+			has_stall = true;
+			stall_max = fmax(stall_max, s->stall_ms.mean + s->stall_ms.sd);
+		}
+	}
+	cost_max = ceil(cost_max * 10) / 10;
+	stall_max = ceil(stall_max);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, 15);
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	{
+		cairo_text_extents_t e;
+
+		/* A long cgroup path: smaller type rather than a cut title. */
+		cairo_text_extents(cr, title, &e);
+		if (e.x_advance > W - 20)
+			cairo_set_font_size(cr, 15 * (W - 20) / e.x_advance);
+	}
+	text(cr, W / 2.0, 24, 0.5, title);
+	cairo_set_font_size(cr, 12);
+
+	/* Panel 1: the split. */
+	text(cr, LEFT, top1 - 10, 0, "What was reclaimed: anon (red) and page cache (blue) share, mean ± sd");
+	axes(cr, top1, "share of reclaimed pages", NULL, 100, "%.0f%%", 0);
+	for (unsigned int i = 0; i < n; i++) {
+		const struct ringside_profile_setting *s = &sum->settings[i];
+		double x = LEFT + slot * i + slot * 0.2, w = slot * 0.6;
+		double share = isnan(s->anon_share.mean) ? 0 : s->anon_share.mean;
+		double anon_h = PANEL_H * share;
+
+		if (!isnan(s->anon_share.mean)) {
+			set_color(cr, file_color);
+			cairo_rectangle(cr, x, top1, w, PANEL_H - anon_h);
+			cairo_fill(cr);
+			set_color(cr, anon_color);
+			cairo_rectangle(cr, x, top1 + PANEL_H - anon_h, w, anon_h);
+			cairo_fill(cr);
+			cairo_set_source_rgb(cr, 0, 0, 0);
+			error_bar(cr, x + w / 2, top1, PANEL_H, 1, s->anon_share);
+		}
+		cairo_set_source_rgb(cr, 0, 0, 0);
+		snprintf(buf, sizeof(buf), "%.1f MiB", isnan(s->reclaimed_mib.mean) ? 0 : s->reclaimed_mib.mean);
+		text(cr, x + w / 2, top1 + PANEL_H + 16, 0.5, buf);
+	}
+
+	/* Panel 2: the cost. */
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	text(cr, LEFT, top2 - 10, 0, has_stall ? "What it cost: refaults per reclaimed page (bars), "
+						 "PSI stall ms (purple), mean ± sd" :
+						 "What it cost: refaults per reclaimed page, mean ± sd");
+	axes(cr, top2, "refaults / reclaimed page", has_stall ? "stall ms" : NULL, cost_max, "%.2f", stall_max);
+	for (unsigned int i = 0; i < n; i++) {
+		const struct ringside_profile_setting *s = &sum->settings[i];
+		double x = LEFT + slot * i + slot * 0.2, w = slot * 0.6, cx = x + w / 2;
+		double cost = isnan(s->cost.mean) ? 0 : s->cost.mean, h = PANEL_H * fmin(cost, cost_max) / cost_max;
+
+		set_color(cr, recommended(sum, s->swappiness) ? best_color : cost_color);
+		/* At least a sliver, so that a recommended zero still shows green. */
+		cairo_rectangle(cr, x, top2 + PANEL_H - fmax(h, 3), w, fmax(h, 3));
+		cairo_fill(cr);
+		cairo_set_source_rgb(cr, 0, 0, 0);
+		error_bar(cr, cx - 6, top2, PANEL_H, cost_max, s->cost);
+		if (has_stall && !isnan(s->stall_ms.mean)) {
+			double y = top2 + PANEL_H - PANEL_H * s->stall_ms.mean / stall_max;
+
+			set_color(cr, stall_color);
+			cairo_arc(cr, cx + 6, y, 4, 0, 2 * M_PI);
+			cairo_fill(cr);
+			error_bar(cr, cx + 6, top2, PANEL_H, stall_max, s->stall_ms);
+		}
+		cairo_set_source_rgb(cr, 0, 0, 0);
+		snprintf(buf, sizeof(buf), "%d%s", s->swappiness, s->short_of_amount ? " (short)" : "");
+		text(cr, cx, top2 + PANEL_H + 16, 0.5, buf);
+	}
+	text(cr, W / 2.0, top2 + PANEL_H + 36, 0.5, "swappiness (green: recommended)");
+	snprintf(buf, sizeof(buf), "%s", sum->no_difference ? "no difference measurable between the settings" :
+			      sum->no_spread ? "one trial per setting: no spread" : "");
+	text(cr, W / 2.0, top2 + PANEL_H + 54, 0.5, buf);
+}
+
+int profile_chart_write(const struct ringside_profile_summary *sum, const char *title, const char *path,
+			bool png)
+{
+	cairo_surface_t *surface = png ? cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H) :
+					 cairo_svg_surface_create(path, W, H);
+	cairo_status_t st;
+	cairo_t *cr;
+
+	if (cairo_surface_status(surface)) {
+		cairo_surface_destroy(surface);
+		return -EIO;
+	}
+	cr = cairo_create(surface);
+	draw(cr, sum, title);
+	st = cairo_status(cr);
+	cairo_destroy(cr);
+	if (!st && png)
+		st = cairo_surface_write_to_png(surface, path);
+	cairo_surface_finish(surface);
+	if (!st)
+		st = cairo_surface_status(surface);
+	cairo_surface_destroy(surface);
+	return st ? -EIO : 0;
+}
