@@ -210,8 +210,9 @@ if patched; then
 	check reclaim_v2_swappiness_200_takes_anon '[ "${a200:-0}" -gt 0 ]' "anon $a200 file $f200 pages"
 	row_refaults() { sed -n 's/.*"swappiness":'$1',.*"refault_anon":\([0-9]*\),"refault_file":\([0-9]*\).*/\1 \2/p' /tmp/profile; }
 	r0=$(row_refaults 0) r200=$(row_refaults 200)
-	# Most of the file taken at 0 comes back within the window; nothing taken at 200 does.
-	check reclaim_v2_profile_cost_file_hot '[ "${r0#* }" -ge $((f0 / 2)) ] && [ "${r200% *}" = 0 ] && [ "${r200#* }" = 0 ]' \
+	# Most of the file taken at 0 comes back within the window; of the anon
+	# taken at 200 only the workload's own buffers (a few pages) do.
+	check reclaim_v2_profile_cost_file_hot '[ "${r0#* }" -ge $((f0 / 2)) ] && [ $((${r200% *} + ${r200#* })) -le $((a200 / 20)) ]' \
 		"refaults at 0: $r0, at 200: $r200, file taken at 0: $f0"
 	check reclaim_v2_profile_recommends_200 'grep -q "\"type\":\"reclaim_profile_recommendation\",\"swappiness\":\[200\]" /tmp/profile' \
 		"$(grep recommendation /tmp/profile)"
