@@ -140,9 +140,6 @@ struct ringside_reclaim_profile_opts {
 	struct ringside_reclaim_profile_totals *totals;
 };
 
-/* log2 buckets of reclaim-call latency: bucket i counts calls of [2^i, 2^(i+1)) µs. */
-#define RINGSIDE_PROFILE_LAT_BUCKETS 24
-
 struct ringside_reclaim_profile_row {
 	int swappiness;
 	unsigned int round;		/* the trial, from 1 */
@@ -157,9 +154,9 @@ struct ringside_reclaim_profile_row {
 	unsigned int order;		/* position of this setting within its trial, from 1 */
 	/* /proc/vmstat deltas over the step (the whole machine: an independent check). */
 	uint64_t vm_steal_anon, vm_steal_file, vm_scan_anon, vm_scan_file;
-	/* The reclaim calls the tracer saw: count and latency histogram. */
+	/* The reclaim calls the tracer saw: count and latency histogram (ns). */
 	uint64_t calls;
-	uint64_t lat_log2_us[RINGSIDE_PROFILE_LAT_BUCKETS];
+	struct ringside_hist lat_hist;
 	/* Cost, over the observation window after the step: */
 	double window_s;		/* as measured */
 	uint64_t refault_anon, refault_file;	/* the cgroup's memory.stat workingset_refault_* */

@@ -159,19 +159,22 @@ static void worker_main(int in, int out, int kind, uint64_t bytes, const char *f
 	_exit(0);
 }
 
-int rs_workload_start(struct rs_workload *w, int kind, uint64_t bytes, const char *cgroup,
-		      const char *tmpdir)
+void rs_workload_name(struct rs_workload *w, const char *tmpdir)
+{
+	memset(w, 0, sizeof(*w));
+	w->to = w->from = -1;
+	snprintf(w->file, sizeof(w->file), "%s/ringside-profile.%d", tmpdir ? tmpdir : "/var/tmp", (int)getpid());
+}
+
+int rs_workload_start(struct rs_workload *w, int kind, uint64_t bytes, const char *cgroup)
 {
 	int to[2], from[2], fd, err;
 
-	memset(w, 0, sizeof(*w));
-	w->to = w->from = -1;
-	snprintf(w->file, sizeof(w->file), "%s/ringside-profile.XXXXXX", tmpdir ? tmpdir : "/var/tmp");
-	fd = mkstemp(w->file);
-	if (fd < 0) {
-		w->file[0] = '\0';
+	/* In a shared temp dir: a file or link already there is not ours to write. */
+	fd = open(w->file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
 		return -errno;
-	}
+	w->created = true;
 	close(fd);
 	if (pipe2(to, O_CLOEXEC))
 		return -errno;
@@ -261,8 +264,9 @@ void rs_workload_stop(struct rs_workload *w)
 		waitpid(w->pid, NULL, 0);
 		w->pid = 0;
 	}
-	if (w->file[0]) {
+	if (w->created) {
 		unlink(w->file);
-		w->file[0] = '\0';
+		w->created = false;
 	}
+	w->file[0] = '\0';
 }

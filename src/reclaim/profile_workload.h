@@ -3,6 +3,7 @@
 #ifndef RINGSIDE_PROFILE_WORKLOAD_H
 #define RINGSIDE_PROFILE_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -10,16 +11,21 @@ struct rs_workload {
 	pid_t pid;		/* 0: none running */
 	int to, from;		/* command and reply pipes */
 	char file[256];		/* its page-cache file ("" when none) */
+	bool created;		/* file is ours to remove */
 };
 
 /*
- * Start the workload (enum ringside_profile_workload) in cgroup: bytes split
- * evenly between anonymous memory and a file's page cache. Returns 0 or
- * -errno; the file name is set before the process starts so that the
- * caller can record it for crash repair.
+ * Name the workload's file (tmpdir/ringside-profile.PID) without creating
+ * it, so that the caller can record it for crash repair before it exists:
+ * a run killed at any later moment leaves nothing unrecorded.
  */
-int rs_workload_start(struct rs_workload *w, int kind, uint64_t bytes, const char *cgroup,
-		      const char *tmpdir);
+void rs_workload_name(struct rs_workload *w, const char *tmpdir);
+/*
+ * Create the named file (never following or reusing one that is there) and
+ * start the workload (enum ringside_profile_workload) in cgroup: bytes split
+ * evenly between anonymous memory and the file's page cache. 0 or -errno.
+ */
+int rs_workload_start(struct rs_workload *w, int kind, uint64_t bytes, const char *cgroup);
 /*
  * Start the working set over (fresh anon, the file dropped and read again,
  * so that no step inherits what the last did), then touch the hot set twice

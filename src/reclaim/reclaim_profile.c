@@ -46,7 +46,7 @@ struct profile {
 	struct {
 		uint64_t reclaimed, anon, file, scanned_anon, scanned_file, ns;
 		unsigned int records;
-		uint64_t lat[RINGSIDE_PROFILE_LAT_BUCKETS];
+		struct ringside_hist lat;
 	} got;
 	/* Options of later ABI versions, defaulted when the caller's struct predates them. */
 	int kind;
@@ -189,14 +189,7 @@ static int on_event(void *ctx, const struct rs_event_hdr *ev, size_t size)
 	const struct rs_reclaim_event *r = (const void *)ev;
 
 	if (ev->type == RS_EV_RECLAIM && size >= sizeof(*r) && (r->flags & RS_RECLAIM_F_WRITE)) {
-		uint64_t us = r->duration_ns / 1000;
-		unsigned int b = 0;
-
-		while (us > 1 && b < RINGSIDE_PROFILE_LAT_BUCKETS - 1) {
-			us >>= 1;
-			b++;
-		}
-		p->got.lat[b]++;
+		p->got.lat.slot[ringside_hist_slot(r->duration_ns)]++;
 		p->got.reclaimed += r->nr_reclaimed;
 		p->got.anon += r->reclaimed_anon;
 		p->got.file += r->reclaimed_file;
@@ -225,6 +218,12 @@ static bool cgroup_gone(int err)
 static int removed(struct profile *p, int err, const char *cg)
 {
 	return fail(p, err, "%s was removed during the profile", cg);
+}
+
+/* A workload call's result: -ECHILD (its pipe closed) named as what it most likely is. */
+static int workload_result(struct profile *p, int err)
+{
+	return err == -ECHILD ? fail(p, err, "the workload died (killed by the OOM killer? raise the limit)") : err;
 }
 
 static uint64_t usage_bytes(struct profile *p, const char *cg, int *err)
@@ -315,7 +314,7 @@ static int request(struct profile *p, const char *cg, int swappiness, struct rin
 		row->scanned_file = p->got.scanned_file;
 		row->seconds = p->got.ns / 1e9;
 		row->calls = p->got.records;
-		memcpy(row->lat_log2_us, p->got.lat, sizeof(row->lat_log2_us));
+		row->lat_hist = p->got.lat;
 	}
 	return 0;
 }
@@ -370,9 +369,7 @@ static int observe(struct profile *p, const char *cg, struct ringside_reclaim_pr
 	if (err)
 		return err;
 	if (p->wl.pid) {
-		err = rs_workload_window(&p->wl, p->window_s, &row->workload_ops, p->o->stop);
-		if (err == -ECHILD)
-			return fail(p, err, "the workload died (killed by the OOM killer? raise the limit)");
+		err = workload_result(p, rs_workload_window(&p->wl, p->window_s, &row->workload_ops, p->o->stop));
 	} else {
 		err = idle_window(p, p->window_s);
 	}
@@ -521,9 +518,7 @@ static int sweep(struct profile *p, const char *cg, ringside_profile_fn fn, void
 			if (p->on_progress)
 				p->on_progress(ctx, done, total, order[i],
 					       done ? (now_s() - t0) / done * (total - done) : -1);
-			err = rs_workload_refill(&p->wl, o->stop);
-			if (err == -ECHILD)
-				return fail(p, err, "the workload died (killed by the OOM killer? raise the limit)");
+			err = workload_result(p, rs_workload_refill(&p->wl, o->stop));
 			if (!err && !done && !p->attach && o->workload_bytes) {
 				/* Now that the workload is in: is the amount below what the cgroup holds? */
 				uint64_t used = usage_bytes(p, cg, &err);
@@ -636,11 +631,10 @@ int ringside_reclaim_profile(const struct ringside_reclaim_profile_opts *o,
 	if (rs_kv_read(cg, "memory.stat", p.cost_keys, start, NR_COST) < NR_COST)
 		note(&p, "%s/memory.stat lacks refault or major-fault counters: their costs read as 0", cg);
 	if (o->workload_bytes) {
-		const char *tmp = getenv("TMPDIR");
-
-		err = rs_workload_start(&p.wl, p.kind, o->workload_bytes, cg, tmp);
-		if (!err && p.wl.file[0])
-			err = rs_journal_file(&p.journal, p.wl.file);
+		rs_workload_name(&p.wl, getenv("TMPDIR"));
+		err = rs_journal_file(&p.journal, p.wl.file);
+		if (!err)
+			err = rs_workload_start(&p.wl, p.kind, o->workload_bytes, cg);
 		if (!err && p.wl.pid)
 			/* It exits by itself when this process dies (EOF on the pipe); the record is for the rest. */
 			rs_journal_process(&p.journal, p.wl.pid);

@@ -67,7 +67,7 @@ for name in ("anon", "file"):
         v = r["vmstat"]
         assert (r["anon_pages"], r["file_pages"], r["scanned_anon"], r["scanned_file"]) == \
             (v["pgsteal_anon"], v["pgsteal_file"], v["pgscan_anon"], v["pgscan_file"]), r
-        assert r["error"] == 0 and r["reclaimed"] > 0 and r["calls"] == sum(r["latency_log2_us"]), r
+        assert r["error"] == 0 and r["reclaimed"] > 0 and r["calls"] == sum(b["count"] for b in r["latency_hist"]), r
         assert r["window_seconds"] >= 0.3 and r["workload_ops"] > 0, r
     # Cost figures: the cgroup's memory.stat over the whole run equals the
     # profile's totals, and the windows' sum is what the rows report.

@@ -130,10 +130,7 @@ static void json_row(const struct ringside_reclaim_profile_row *r)
 	ringside_json_double(&j, "seconds", r->seconds, 6);
 	ringside_json_i64(&j, "error", r->err);
 	ringside_json_u64(&j, "calls", r->calls);
-	ringside_json_array(&j, "latency_log2_us");
-	for (int i = 0; i < RINGSIDE_PROFILE_LAT_BUCKETS; i++)
-		ringside_json_u64(&j, NULL, r->lat_log2_us[i]);
-	ringside_json_close(&j);
+	ringside_hist_json(&r->lat_hist, &j, "latency_hist");
 	ringside_json_object(&j, "vmstat");
 	ringside_json_u64(&j, "pgsteal_anon", r->vm_steal_anon);
 	ringside_json_u64(&j, "pgsteal_file", r->vm_steal_file);
@@ -280,11 +277,12 @@ static int parse_list(const char *s, int *out, unsigned int *n)
 	return *n ? 0 : -EINVAL;
 }
 
-static const char *kind_name(int kind)
-{
-	return kind == RINGSIDE_WORKLOAD_ANON_HOT ? "anon-hot" :
-	       kind == RINGSIDE_WORKLOAD_FILE_HOT ? "file-hot" : "mixed";
-}
+/* --workload-type's words, by enum ringside_profile_workload. */
+static const char *const kind_names[] = {
+	[RINGSIDE_WORKLOAD_MIXED] = "mixed",
+	[RINGSIDE_WORKLOAD_ANON_HOT] = "anon-hot",
+	[RINGSIDE_WORKLOAD_FILE_HOT] = "file-hot",
+};
 
 static int write_charts(const struct ringside_profile_summary *sum, const struct ringside_reclaim_profile_opts *po,
 			const char *svg, const char *png)
@@ -293,7 +291,7 @@ static int write_charts(const struct ringside_profile_summary *sum, const struct
 
 	snprintf(title, sizeof(title), "Reclaim profile of %s%s%s", po->cgroup,
 		 po->workload_bytes ? ", workload " : po->attach ? " (attached)" : "",
-		 po->workload_bytes ? kind_name(po->workload_kind) : "");
+		 po->workload_bytes ? kind_names[po->workload_kind] : "");
 	for (int k = 0; k < 2; k++) {
 		const char *path = k ? png : svg;
 		int err;
@@ -403,13 +401,11 @@ int cmd_reclaim_profile(int argc, char **argv)
 			seeded = true;
 			break;
 		case OPT_WTYPE:
-			if (!strcmp(optarg, "mixed"))
-				po.workload_kind = RINGSIDE_WORKLOAD_MIXED;
-			else if (!strcmp(optarg, "anon-hot"))
-				po.workload_kind = RINGSIDE_WORKLOAD_ANON_HOT;
-			else if (!strcmp(optarg, "file-hot"))
-				po.workload_kind = RINGSIDE_WORKLOAD_FILE_HOT;
-			else {
+			po.workload_kind = -1;
+			for (int k = 0; k < (int)(sizeof(kind_names) / sizeof(kind_names[0])); k++)
+				if (!strcmp(optarg, kind_names[k]))
+					po.workload_kind = k;
+			if (po.workload_kind < 0) {
 				cli_err("bad --workload-type '%s': mixed, anon-hot or file-hot", cli_quote(optarg));
 				goto out;
 			}
