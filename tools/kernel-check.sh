@@ -135,9 +135,9 @@ initramfs() {
 	$static -mno-red-zone -o "$dir/bin/uretprobe_check" "$root/tests/progs/uretprobe_check.c"
 	$static -o "$dir/bin/kgcm_check" "$root/tests/progs/kgcm_check.c" -lpthread
 	# The embedding example, as an agent uses the library: the exposition without HTTP.
-	$static -o "$dir/bin/kernel_gcm_metrics" "$root/examples/kernel_gcm_metrics.c" "$root/$OUT/libringside.a" \
+	$static -o "$dir/bin/collector_metrics" "$root/examples/collector_metrics.c" "$root/$OUT/libringside.a" \
 		-lbpf -lelf -ldw -lz -llzma -lbz2 -lzstd -lcapstone -lm 2>>"$work/static.log" ||
-		{ cat "$work/static.log"; die "static link of kernel_gcm_metrics failed"; }
+		{ cat "$work/static.log"; die "static link of collector_metrics failed"; }
 	cp "$root/tests/progs/uretprobe_run.sh" "$dir/bin/uretprobe_run.sh"
 	cp "$root/tests/guest/run.sh" "$dir/init"
 	(cd "$dir" && find . | cpio -o -H newc 2>/dev/null | gzip) >"$work/initramfs.cpio.gz"

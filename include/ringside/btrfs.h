@@ -96,6 +96,8 @@ void ringside_btrfs_threshold(const struct rs_btrfs_space *in, struct ringside_b
 enum ringside_btrfs_type { RINGSIDE_BTRFS_DATA, RINGSIDE_BTRFS_METADATA, RINGSIDE_BTRFS_SYSTEM };
 /* "data", "metadata", "system": a space_info's directory under allocation/. */
 const char *ringside_btrfs_type_name(enum ringside_btrfs_type type);
+/* The space_info a block group of these BTRFS_BLOCK_GROUP_* flags is in (mixed: data). */
+enum ringside_btrfs_type ringside_btrfs_flags_type(uint64_t flags);
 
 struct ringside_btrfs_counters {
 	__u64 reclaim_count, reclaim_bytes, reclaim_errors;

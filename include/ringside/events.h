@@ -442,6 +442,43 @@ enum rs_reclaim_total_counter {
 	RS_RECLAIM_TOTAL_NS,
 };
 
+/*
+ * Agent mode: reclaim aggregated in the kernel by target cgroup and trigger
+ * (per-CPU hash "rcl_agg", no records). kind 0 rows hold the counters in
+ * RS_RECLAIM_TOTAL_* order; kind 1 rows one log2 slot (as
+ * ringside_hist_slot()) of the invocation's duration in ns, the count in
+ * c[0]. A label set that finds the map full is counted under cgroup 0 and
+ * trigger RS_RECLAIM_AGG_OTHER. The hash "rcl_swappiness" holds, per kind 0
+ * key, the swappiness the last invocation asked for (-1: the cgroup's own).
+ */
+#define RS_RECLAIM_AGG_MAX_ENTRIES 8192
+#define RS_RECLAIM_AGG_OTHER 0xff
+
+enum rs_reclaim_agg_kind {
+	RS_RECLAIM_AGG_COUNTERS = 0,
+	RS_RECLAIM_AGG_DURATION = 1,
+};
+
+struct rs_reclaim_agg_key {
+	__u64 cgroup_id;	/* the target cgroup's kernfs id */
+	__u8 trigger;		/* enum rs_reclaim_trigger, or RS_RECLAIM_AGG_OTHER */
+	__u8 kind;		/* enum rs_reclaim_agg_kind */
+	__u8 slot;		/* kind 1: the histogram slot */
+	__u8 pad[5];
+};
+
+/*
+ * The text of the functions that tell a trigger (in rank order: the first
+ * one found on a reclaim's kernel stack names it), set in .rodata at load.
+ */
+#define RS_RECLAIM_TRIG_RANGES 12
+
+struct rs_reclaim_trig_range {
+	__u64 start, end;	/* [start, end) in kernel text; 0, 0: unused */
+	__u32 trigger;		/* enum rs_reclaim_trigger */
+	__u32 pad;
+};
+
 struct rs_filter_cfg {
 	__u32 tgid;		/* 0: any process */
 	__u32 tid;		/* 0: any thread */

@@ -50,6 +50,12 @@ struct ringside_gcm_opts {
 	 * has no duration histogram.
 	 */
 	bool count_only;
+	/*
+	 * Aggregate: label sets the kernel keeps rows for (each takes a counters
+	 * row and one per histogram slot used; rows past the map's size are
+	 * counted in one "other" row). 0: RS_GCM_AGG_MAX_ENTRIES rows in all.
+	 */
+	unsigned int label_sets;
 };
 
 /*

@@ -24,9 +24,10 @@ struct ringside_reclaim_opts {
 	 */
 	const char *target_cgroup;
 	/*
-	 * Also aggregate each record by reclaimed cgroup and trigger: a
-	 * duration histogram and the swappiness of the last request, for the
-	 * exposition (metrics.h).
+	 * Agent mode: count each invocation in the kernel by target cgroup and
+	 * trigger (pages by type, a duration histogram, the swappiness the last
+	 * request asked for) for the exposition (metrics.h). No records are
+	 * queued: the session's callback sees none from this collector.
 	 */
 	bool aggregate;
 };

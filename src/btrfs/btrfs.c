@@ -132,7 +132,7 @@ static void btrfs_release(struct rs_collector *c)
 
 /* ---- aggregate mode and the exposition ---------------------------------------- */
 
-static unsigned int bg_type(uint64_t flags)
+enum ringside_btrfs_type ringside_btrfs_flags_type(uint64_t flags)
 {
 	/* BTRFS_BLOCK_GROUP_DATA 1, SYSTEM 2, METADATA 4 (mixed groups count as data). */
 	return flags & 1 ? RINGSIDE_BTRFS_DATA : flags & 4 ? RINGSIDE_BTRFS_METADATA :
@@ -162,7 +162,7 @@ static int btrfs_inspect(struct rs_collector *c, const struct rs_event_hdr *ev, 
 
 	if (!b->aggregate || ev->type != RS_EV_BTRFS_BG || size < sizeof(*e))
 		return 0;
-	a = agg_of(b, e->fsid, bg_type(e->flags));
+	a = agg_of(b, e->fsid, ringside_btrfs_flags_type(e->flags));
 	if (!a || e->kind >= RS_BTRFS_KIND_MAX)
 		return 0;
 	a->kinds[e->kind]++;

@@ -140,25 +140,45 @@ static __always_inline void rs_count_drop(void)
 	rs_count_drop_slot(RS_DROP_RINGBUF);
 }
 
+/* This CPU's row of key in a per-CPU hash of struct rs_total_val, created on first use. */
+static __always_inline struct rs_total_val *rs_map_row(void *map, const void *key)
+{
+	struct rs_total_val *v = bpf_map_lookup_elem(map, key);
+	struct rs_total_val zero = {};
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, key, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, key);
+}
+
 /*
  * This CPU's counters of a totals row, created on first use; NULL (and
  * counted as a drop) when the map is full.
  */
 static __always_inline struct rs_total_val *rs_total_row(const struct rs_total_key *key)
 {
-	struct rs_total_val *v = bpf_map_lookup_elem(&totals, key);
+	struct rs_total_val *v = rs_map_row(&totals, key);
 
-	if (v)
-		return v;
-	{
-		struct rs_total_val zero = {};
-
-		bpf_map_update_elem(&totals, key, &zero, BPF_NOEXIST);
-	}
-	v = bpf_map_lookup_elem(&totals, key);
 	if (!v)
 		rs_count_drop_slot(RS_DROP_TOTALS);
 	return v;
+}
+
+/* log2 slot as ringside_hist_slot(): 0 for 0, else the index of the top bit plus one. */
+static __always_inline __u8 rs_log2_slot(__u64 v)
+{
+	__u8 r = 0;
+
+	if (!v)
+		return 0;
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) { r += 1; }
+	return r + 1;
 }
 
 /*

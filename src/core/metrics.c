@@ -26,7 +26,7 @@ struct rs_series {
 	uint32_t hash;
 	bool folded;		/* a label set past the cap: only remembered, counted once */
 	double v;		/* counters, gauges */
-	uint64_t slots[SLOTS];	/* histograms */
+	uint64_t *slots;	/* histograms: SLOTS counts, allocated at the first observation */
 	double sum;
 };
 
@@ -57,6 +57,8 @@ struct rs_family {
 	struct rs_series other;
 	bool have_other;
 	uint64_t folded;
+	/* Histograms: the family's lowest and highest slot observed (lo > hi: none). */
+	unsigned int lo, hi;
 };
 
 static uint32_t hash_values(const char *const *values, unsigned int n)
@@ -176,7 +178,7 @@ void rs_family_observe(struct rs_family *f, const char *const *values, unsigned 
 {
 	struct rs_series *s = f ? series_of(f, values) : NULL;
 
-	if (!s)
+	if (!s || (!s->slots && !(s->slots = calloc(SLOTS, sizeof(*s->slots)))))
 		return;
 	s->slots[slot < SLOTS ? slot : SLOTS - 1] += count;
 	s->sum += sum;
@@ -245,7 +247,7 @@ static void write_number(FILE *out, double v)
 static void write_sample(const struct rs_family *f, const struct rs_series *s)
 {
 	FILE *out = f->m->out;
-	unsigned int top = 0;
+	uint64_t cum = 0;
 
 	if (f->type != RS_HISTOGRAM) {
 		fprintf(out, "%s%s", f->name, f->type == RS_COUNTER ? "_total" :
@@ -256,27 +258,21 @@ static void write_sample(const struct rs_family *f, const struct rs_series *s)
 		fputc('\n', out);
 		return;
 	}
-	/* The same buckets for every series: up to the family's highest slot. */
-	for (unsigned int i = 0; i < f->nr; i++)
-		for (unsigned int b = 0; b < SLOTS; b++)
-			if (!f->series[i].folded && f->series[i].slots[b] && b > top)
-				top = b;
-	for (unsigned int b = 0; b < SLOTS; b++)
-		if (f->other.slots[b] && b > top)
-			top = b;
-	uint64_t cum = 0;
-
-	for (unsigned int b = 0; b <= top; b++) {
+	/*
+	 * The same buckets for every series of the family: from its lowest
+	 * observed slot to its highest (below the lowest every series is 0).
+	 */
+	for (unsigned int b = f->lo; b <= f->hi && b < SLOTS; b++) {
 		char le[48];
 
-		cum += s->slots[b];
+		cum += s->slots ? s->slots[b] : 0;
 		/* Slot b holds values below 2^b. */
 		snprintf(le, sizeof(le), "%.9g", ldexp(1.0, (int)b) * f->scale);
 		fprintf(out, "%s_bucket", f->name);
 		write_labels(f, s, le);
 		fprintf(out, " %llu\n", (unsigned long long)cum);
 	}
-	for (unsigned int b = top + 1; b < SLOTS; b++)
+	for (unsigned int b = f->hi + 1; b < SLOTS && s->slots; b++)
 		cum += s->slots[b];
 	fprintf(out, "%s_bucket", f->name);
 	write_labels(f, s, "+Inf");
@@ -314,6 +310,18 @@ void rs_family_end(struct rs_family *f)
 	if (!f)
 		return;
 	write_header(f);
+	f->lo = SLOTS;
+	f->hi = 0;
+	for (unsigned int i = 0; i <= f->nr; i++) {
+		const struct rs_series *s = i < f->nr ? &f->series[i] : &f->other;
+
+		for (unsigned int b = 0; s->slots && !s->folded && b < SLOTS; b++) {
+			if (s->slots[b] && b < f->lo)
+				f->lo = b;
+			if (s->slots[b] && b > f->hi)
+				f->hi = b;
+		}
+	}
 	for (unsigned int i = 0; i < f->nr; i++)
 		if (!f->series[i].folded)
 			write_sample(f, &f->series[i]);
@@ -325,9 +333,12 @@ void rs_family_end(struct rs_family *f)
 		snprintf(d->metric, sizeof(d->metric), "%s", f->name);
 		d->n = f->folded;
 	}
-	for (unsigned int i = 0; i < f->nr; i++)
+	for (unsigned int i = 0; i < f->nr; i++) {
 		for (unsigned int l = 0; l < f->nr_labels; l++)
 			free(f->series[i].values[l]);
+		free(f->series[i].slots);
+	}
+	free(f->other.slots);
 	free(f->series);
 	free(f->table);
 	free(f);

@@ -225,6 +225,7 @@ static __always_inline __u64 msg_latency(const struct gcm_call *c, __u64 now)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, RS_GCM_AGG_MAX_ENTRIES);
 	__type(key, struct rs_gcm_agg_key);
 	__type(value, struct rs_total_val);
@@ -243,44 +244,16 @@ static __always_inline void add_counts(struct rs_total_val *v, const struct gcm_
 	v->c[RS_GCM_TOTAL_LAT_SUM] += latency;
 }
 
-/* log2 slot as ringside_hist_slot(): 0 for 0, else the index of the top bit plus one. */
-static __always_inline __u8 log2_slot(__u64 v)
-{
-	__u8 r = 0;
-
-	if (!v)
-		return 0;
-	if (v >> 32) { v >>= 32; r += 32; }
-	if (v >> 16) { v >>= 16; r += 16; }
-	if (v >> 8) { v >>= 8; r += 8; }
-	if (v >> 4) { v >>= 4; r += 4; }
-	if (v >> 2) { v >>= 2; r += 2; }
-	if (v >> 1) { r += 1; }
-	return r + 1;
-}
-
-/* This CPU's row of key, created on first use. */
-static __always_inline struct rs_total_val *agg_lookup(const struct rs_gcm_agg_key *key)
-{
-	struct rs_total_val *v = bpf_map_lookup_elem(&gcm_agg, key);
-	struct rs_total_val zero = {};
-
-	if (v)
-		return v;
-	bpf_map_update_elem(&gcm_agg, key, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&gcm_agg, key);
-}
-
 /* key's row; with the map full, the "other" row (key is changed to it). */
 static __always_inline struct rs_total_val *agg_row(struct rs_gcm_agg_key *key)
 {
-	struct rs_total_val *v = agg_lookup(key);
+	struct rs_total_val *v = rs_map_row(&gcm_agg, key);
 
 	if (v)
 		return v;
 	__builtin_memset(key->comm, 0, sizeof(key->comm));
 	key->libdir |= RS_GCM_AGG_OTHER;
-	v = agg_lookup(key);
+	v = rs_map_row(&gcm_agg, key);
 	if (!v)
 		rs_count_drop_slot(RS_DROP_TOTALS);
 	return v;
@@ -291,7 +264,7 @@ static __always_inline void agg_slot(struct rs_gcm_agg_key *key, __u8 kind, __u6
 	struct rs_total_val *v;
 
 	key->kind = kind;
-	key->slot = log2_slot(value);
+	key->slot = rs_log2_slot(value);
 	v = agg_row(key);
 	if (v)
 		v->c[0]++;

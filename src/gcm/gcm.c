@@ -32,6 +32,7 @@ struct rs_gcm {
 	bool system_wide;
 	bool watch_exec;	/* system-wide: probe Go programs that start later */
 	bool aggregate;		/* agent mode: counted in gcm_agg, no records but tag failures */
+	unsigned int label_sets;	/* aggregate: label sets gcm_agg is sized for; 0: default */
 	bool session;		/* uprobe sessions where a spec has a session program */
 };
 
@@ -122,6 +123,13 @@ static int gcm_load(struct rs_collector *c)
 	g->skel->rodata->watch_exec = g->watch_exec;
 	g->skel->rodata->agent_mode = g->aggregate;
 	g->skel->rodata->count_only = g->set.count_only;
+	/*
+	 * Rows are allocated as used (BPF_F_NO_PREALLOC): the size only caps
+	 * them. A label set takes its counters row and a row per histogram slot
+	 * it fills; 16 covers the message sizes and durations a process shows.
+	 */
+	if (g->aggregate && g->label_sets > RS_GCM_AGG_MAX_ENTRIES / 16)
+		bpf_map__set_max_entries(g->skel->maps.gcm_agg, g->label_sets * 16);
 	/* Load only the programs some library needs, and what a Go program
 	 * starting later would. */
 	bpf_object__for_each_program(p, g->skel->obj) {
@@ -528,6 +536,8 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 		g->aggregate = opts->aggregate;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, count_only) + sizeof(bool))
 		g->set.count_only = opts->count_only;
+	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, label_sets) + sizeof(opts->label_sets))
+		g->label_sets = opts->label_sets;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, stack_window) + sizeof(unsigned int))
 		g->stack_window = opts->stack_window > RS_STACK_WINDOW_MAX ? RS_STACK_WINDOW_MAX :
 				  (opts->stack_window + RS_STACK_PAGE - 1) & ~(RS_STACK_PAGE - 1u);

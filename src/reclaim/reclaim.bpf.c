@@ -8,9 +8,12 @@
  * write(2) to a cgroup control file, the passes are folded into one record
  * that carries the written text (the swappiness= argument) and is emitted
  * when the write returns, with its result. kswapd gets one record per run,
- * from wake-up scanning to kswapd_sleep.
+ * from wake-up scanning to kswapd_sleep. In agent mode no record is queued:
+ * each invocation is counted in rcl_agg by target cgroup and by the trigger
+ * its kernel stack shows.
  */
 #include "common.bpf.h"
+#include "reclaim_req.h"
 
 #define CGROUP_SUPER_MAGIC 0x27e0eb
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -23,6 +26,27 @@ const volatile int memcg_ssid = -1;
 const volatile __u64 target_cgroup_id = 0;
 /* syscalls/sys_exit_write exists: a write's passes wait for its result. */
 const volatile bool have_write_exit = true;
+/* Agent mode: invocations counted in rcl_agg, no records. */
+const volatile bool aggregate = false;
+/* Agent mode: the functions that tell a trigger, in rank order (reclaim.c). */
+const volatile struct rs_reclaim_trig_range trig_ranges[RS_RECLAIM_TRIG_RANGES] = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, RS_RECLAIM_AGG_MAX_ENTRIES);
+	__type(key, struct rs_reclaim_agg_key);
+	__type(value, struct rs_total_val);
+} rcl_agg SEC(".maps");
+
+/* The swappiness the last invocation of a (cgroup, trigger) asked for; a gauge, not summed. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, RS_RECLAIM_AGG_MAX_ENTRIES);
+	__type(key, struct rs_reclaim_agg_key);
+	__type(value, __s32);
+} rcl_swappiness SEC(".maps");
 
 struct rcl_state {
 	struct rs_reclaim_event ev;
@@ -177,13 +201,113 @@ static __always_inline void count_total(const struct rcl_state *st, __u64 ns)
 	v->c[RS_RECLAIM_TOTAL_NS] += ns;
 }
 
+/*
+ * The trigger a reclaim's kernel stack shows: the best-ranked function found
+ * on it. Ranks outside, frames inside, so the first hit is the answer: the
+ * verifier then walks one straight path instead of a "best so far" per frame.
+ */
+static __always_inline __u8 stack_trigger(const struct rcl_state *st)
+{
+	__u32 n = st->ev.nr_kstack;
+
+	for (__u32 r = 0; r < RS_RECLAIM_TRIG_RANGES; r++) {
+		__u64 start = trig_ranges[r].start, end = trig_ranges[r].end;
+
+		if (start == end)
+			continue;
+		for (__u32 i = 0; i < RS_RECLAIM_MAX_KSTACK && i < n; i++)
+			if (st->ev.kstack[i] >= start && st->ev.kstack[i] < end)
+				return trig_ranges[r].trigger;
+	}
+	return RS_RECLAIM_TRIG_UNKNOWN;
+}
+
+struct req_scan_ctx {
+	struct rs_req_scan scan;
+	const char *req;
+	__u32 len;
+};
+
+static long req_scan_step(__u64 i, struct req_scan_ctx *c)
+{
+	char ch = 0;
+
+	if (i < c->len && i < RS_RECLAIM_REQ_LEN)
+		bpf_probe_read_kernel(&ch, 1, c->req + i);
+	return rs_req_scan_step(&c->scan, ch);
+}
+
+/* The swappiness= of an accepted memory.reclaim request, -1: none (reclaim_req.h). */
+static __always_inline int request_swappiness(const struct rcl_state *st)
+{
+	struct req_scan_ctx c = { .req = st->ev.req, .len = st->ev.req_len };
+
+	rs_req_scan_init(&c.scan);
+	/* One step more than the text: its end closes a number that runs to it. */
+	bpf_loop(RS_RECLAIM_REQ_LEN + 1, req_scan_step, &c, 0);
+	return c.scan.found;
+}
+
+/* Agent mode: one invocation into its (target cgroup, trigger) row and duration slot. */
+static __always_inline void count_trigger(const struct rcl_state *st, __u64 ns)
+{
+	struct rs_reclaim_agg_key key = {
+		.cgroup_id = st->ev.target_cgroup_id,
+		.trigger = stack_trigger(st),
+	};
+	struct rs_total_val *v = rs_map_row(&rcl_agg, &key);
+	__s32 sw = -1;
+
+	if (!v) {
+		key.cgroup_id = 0;
+		key.trigger = RS_RECLAIM_AGG_OTHER;
+		v = rs_map_row(&rcl_agg, &key);
+		if (!v) {
+			rs_count_drop_slot(RS_DROP_TOTALS);
+			return;
+		}
+	}
+	v->c[RS_RECLAIM_TOTAL_CALLS]++;
+	v->c[RS_RECLAIM_TOTAL_FAILED] += (st->ev.flags & RS_RECLAIM_F_WRITE) && st->ev.write_ret < 0;
+	v->c[RS_RECLAIM_TOTAL_RECLAIMED_ANON] += st->ev.reclaimed_anon;
+	v->c[RS_RECLAIM_TOTAL_RECLAIMED_FILE] += st->ev.reclaimed_file;
+	v->c[RS_RECLAIM_TOTAL_SCANNED_ANON] += st->ev.scanned_anon;
+	v->c[RS_RECLAIM_TOTAL_SCANNED_FILE] += st->ev.scanned_file;
+	v->c[RS_RECLAIM_TOTAL_NS] += ns;
+	/* What the request asked for, as ringside_reclaim_request_swappiness() reads it. */
+	if (key.trigger == RS_RECLAIM_TRIG_PROACTIVE && (st->ev.flags & RS_RECLAIM_F_WRITE) &&
+	    st->ev.write_ret >= 0)
+		sw = request_swappiness(st);
+	if (sw < 0 && (st->ev.flags & RS_RECLAIM_F_FENTRY))
+		sw = st->ev.swappiness_arg;
+	bpf_map_update_elem(&rcl_swappiness, &key, &sw, BPF_ANY);
+
+	key.kind = RS_RECLAIM_AGG_DURATION;
+	key.slot = rs_log2_slot(ns);
+	v = rs_map_row(&rcl_agg, &key);
+	if (!v) {
+		key.cgroup_id = 0;
+		key.trigger = RS_RECLAIM_AGG_OTHER;
+		v = rs_map_row(&rcl_agg, &key);
+	}
+	if (v)
+		v->c[0]++;
+	else
+		rs_count_drop_slot(RS_DROP_TOTALS);
+}
+
 static __always_inline void emit(struct rcl_state *st)
 {
 	struct rs_reclaim_event *ev;
+	__u64 now = bpf_ktime_get_ns();
 
-	count_total(st, bpf_ktime_get_ns() - st->start_ns);
-	ev = rs_reserve(sizeof(*ev), RS_EV_RECLAIM);
+	count_total(st, now - st->start_ns);
 	st->open = 0;
+	if (aggregate) {
+		count_trigger(st, now - st->start_ns);
+		return;
+	}
+	ev = rs_reserve(sizeof(*ev), RS_EV_RECLAIM);
 	if (!ev)
 		return;
 	/* Everything after the header comes from the task's draft. */

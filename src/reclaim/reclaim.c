@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 
 #include "session_int.h"
 #include "cgroup.h"
@@ -21,17 +22,6 @@
 #include "reclaim.skel.h"
 
 #define MAX_CG_NAMES 1024
-#define MAX_AGG 4096
-
-/* Records of one reclaimed cgroup and trigger; id 0, trigger ~0: the rest past MAX_AGG. */
-struct trig_agg {
-	uint64_t cgroup_id;
-	unsigned int trigger;
-	int swappiness;			/* in force at the last request */
-	uint64_t slots[RINGSIDE_HIST_SLOTS];	/* duration, log2 ns */
-	uint64_t sum_ns;
-	uint64_t reclaimed[2], scanned[2];	/* pages: anon, file */
-};
 
 struct cg_name {
 	uint64_t id;
@@ -43,9 +33,7 @@ struct rs_reclaim {
 	uint64_t target_id;		/* --target-cgroup's kernfs id; 0: any */
 	struct cg_name *names;		/* cgroup paths by id, for metric labels */
 	unsigned int nr_names;
-	bool aggregate;
-	struct trig_agg *agg;		/* aggregate: by (cgroup, trigger) */
-	unsigned int nr_agg;
+	bool aggregate;			/* agent mode: counted in rcl_agg by trigger, no records */
 	struct rs_ksyms *ksyms;
 };
 
@@ -99,6 +87,22 @@ static const struct rs_part reclaim_parts[] = {
 	[PART_WRITE] = { "write result", write_variants, RS_NR(write_variants) },
 };
 
+/* Agent mode: the kernel tells triggers from the same functions the records are read with. */
+static void set_trigger_ranges(struct rs_reclaim *r)
+{
+	struct rs_reclaim_trig_range *out = (void *)r->skel->rodata->trig_ranges;
+	unsigned int n = 0;
+
+	_Static_assert(RS_NR(trigger_funcs) <= RS_RECLAIM_TRIG_RANGES, "trigger ranges");
+	for (unsigned int i = 0; i < RS_NR(trigger_funcs); i++) {
+		uint64_t start, end;
+
+		if (rs_ksyms_range(r->ksyms, trigger_funcs[i].name, &start, &end))
+			continue;	/* not in this kernel (renamed, inlined) */
+		out[n++] = (struct rs_reclaim_trig_range){ start, end, trigger_funcs[i].tag, 0 };
+	}
+}
+
 static int reclaim_load(struct rs_collector *c)
 {
 	struct rs_reclaim *r = c->priv;
@@ -115,6 +119,9 @@ static int reclaim_load(struct rs_collector *c)
 	((struct rs_filter_cfg *)&r->skel->rodata->rs_filter)->wakeup_bytes = 0;
 	r->skel->rodata->have_write_exit = rs_collector_variant(c, PART_WRITE) != 2;
 	r->skel->rodata->target_cgroup_id = r->target_id;
+	r->skel->rodata->aggregate = r->aggregate;
+	if (r->aggregate)
+		set_trigger_ranges(r);
 	/* cgroup v2 only (no v1 memory hierarchy mounted): the default hierarchy. */
 	r->skel->rodata->memcg_ssid = ringside_feature(RINGSIDE_FEAT_MEMCG_V1)->present ?
 					      rs_cgroup_subsys_id("memory") : -1;
@@ -145,7 +152,6 @@ static void reclaim_release(struct rs_collector *c)
 
 	rs_ksyms_free(r->ksyms);
 	free(r->names);
-	free(r->agg);
 	free(r);
 }
 
@@ -196,47 +202,6 @@ int ringside_reclaim_request_swappiness(const struct rs_reclaim_event *e, unsign
 	return sw;
 }
 
-/* Aggregate mode: each record into its (cgroup, trigger) row; delivered as usual. */
-static int reclaim_inspect(struct rs_collector *c, const struct rs_event_hdr *ev, size_t size)
-{
-	const struct rs_reclaim_event *e = (const void *)ev;
-	struct rs_reclaim *r = c->priv;
-	unsigned int trig;
-	struct trig_agg *a = NULL;
-	int sw;
-
-	if (!r->aggregate || ev->type != RS_EV_RECLAIM || size < sizeof(*e))
-		return 0;
-	trig = ringside_reclaim_trigger(c->s, e);
-	for (unsigned int i = 0; i < r->nr_agg && !a; i++)
-		if (r->agg[i].cgroup_id == e->target_cgroup_id && r->agg[i].trigger == trig)
-			a = &r->agg[i];
-	if (!a) {
-		if (!r->agg && !(r->agg = calloc(MAX_AGG, sizeof(*r->agg))))
-			return 0;
-		if (r->nr_agg < MAX_AGG - 1) {
-			a = &r->agg[r->nr_agg++];
-			a->cgroup_id = e->target_cgroup_id;
-			a->trigger = trig;
-		} else {
-			/* The last row takes whatever does not fit: counted, not lost. */
-			a = &r->agg[MAX_AGG - 1];
-			a->cgroup_id = 0;
-			a->trigger = ~0u;
-			r->nr_agg = MAX_AGG;
-		}
-	}
-	sw = ringside_reclaim_request_swappiness(e, trig, NULL);
-	a->swappiness = sw >= 0 ? sw : ringside_memcg_swappiness(cg_path(r, e->target_cgroup_id));
-	a->slots[ringside_hist_slot(e->duration_ns)]++;
-	a->sum_ns += e->duration_ns;
-	a->reclaimed[0] += e->reclaimed_anon;
-	a->reclaimed[1] += e->reclaimed_file;
-	a->scanned[0] += e->scanned_anon;
-	a->scanned[1] += e->scanned_file;
-	return 0;
-}
-
 enum { RF_CALLS, RF_FAILED, RF_RECLAIMED, RF_SCANNED, RF_SECONDS, NR_RF };
 
 struct reclaim_expo {
@@ -260,48 +225,68 @@ static int reclaim_expo_row(void *ctx, const struct rs_total_key *k, const struc
 	return 0;
 }
 
-/* Aggregate mode: by trigger, from the records (ringside_events_lost_total says if any were lost). */
-static void reclaim_trigger_families(struct rs_reclaim *r, struct rs_metrics *m)
+enum { TF_RECLAIMED, TF_SCANNED, TF_DURATION, TF_SWAPPINESS, NR_TF };
+
+struct trigger_expo {
+	struct rs_reclaim *r;
+	int swappiness_fd;
+	struct rs_family *fam[NR_TF];
+};
+
+/* Agent mode: one row of rcl_agg (counters or a duration slot of a cgroup and trigger). */
+static int trigger_expo_row(void *ctx, const void *key, const struct rs_total_val *v)
+{
+	static const char *const types[] = { "anon", "file" };
+	const struct rs_reclaim_agg_key *k = key;
+	struct trigger_expo *e = ctx;
+	bool other = k->trigger == RS_RECLAIM_AGG_OTHER;
+	const char *labels[] = { other ? "__other__" : cg_path(e->r, k->cgroup_id),
+				 other ? "__other__" : ringside_reclaim_trigger_name(k->trigger), NULL };
+	int32_t sw = -1;
+
+	if (k->kind == RS_RECLAIM_AGG_DURATION) {
+		rs_family_observe(e->fam[TF_DURATION], labels, k->slot, v->c[0], 0);
+		return 0;
+	}
+	rs_family_observe(e->fam[TF_DURATION], labels, 0, 0, v->c[RS_RECLAIM_TOTAL_NS] / 1e9);
+	for (int t = 0; t < 2; t++) {
+		labels[2] = types[t];
+		rs_family_add(e->fam[TF_RECLAIMED], labels,
+			      (double)v->c[RS_RECLAIM_TOTAL_RECLAIMED_ANON + t] * 4096);
+		rs_family_add(e->fam[TF_SCANNED], labels, (double)v->c[RS_RECLAIM_TOTAL_SCANNED_ANON + t]);
+	}
+	labels[2] = NULL;
+	/* -1: the request named none, so the cgroup's own setting was in force. */
+	if (!other && !bpf_map_lookup_elem(e->swappiness_fd, k, &sw) && sw < 0)
+		sw = ringside_memcg_swappiness(labels[0]);
+	if (sw >= 0)
+		rs_family_add(e->fam[TF_SWAPPINESS], labels, sw);
+	return 0;
+}
+
+static int reclaim_trigger_families(struct rs_collector *c, struct rs_metrics *m)
 {
 	static const char *const cg_trig[] = { "cgroup", "trigger", NULL };
 	static const char *const cg_trig_type[] = { "cgroup", "trigger", "type", NULL };
-	static const char *const types[] = { "anon", "file" };
-	struct rs_family *reclaimed = rs_family_new(m, "ringside_reclaim_trigger_reclaimed_bytes",
-						    RS_COUNTER, "bytes", "Bytes reclaimed, by "
-						    "trigger and LRU type.", cg_trig_type, 1);
-	struct rs_family *scanned = rs_family_new(m, "ringside_reclaim_trigger_scanned_pages",
-						  RS_COUNTER, NULL, "Pages scanned, by trigger and "
-						  "LRU type.", cg_trig_type, 1);
-	struct rs_family *dur = rs_family_new(m, "ringside_reclaim_duration_seconds", RS_HISTOGRAM,
-					      "seconds", "Reclaim invocations by how long they took, "
-					      "by trigger.", cg_trig, 1e-9);
-	struct rs_family *sw = rs_family_new(m, "ringside_reclaim_swappiness", RS_GAUGE, NULL,
+	struct trigger_expo e = { .r = c->priv,
+				  .swappiness_fd = bpf_map__fd(e.r->skel->maps.rcl_swappiness) };
+	int err;
+
+	e.fam[TF_RECLAIMED] = rs_family_new(m, "ringside_reclaim_trigger_reclaimed_bytes", RS_COUNTER,
+					    "bytes", "Bytes reclaimed, by trigger and LRU type.",
+					    cg_trig_type, 1);
+	e.fam[TF_SCANNED] = rs_family_new(m, "ringside_reclaim_trigger_scanned_pages", RS_COUNTER, NULL,
+					  "Pages scanned, by trigger and LRU type.", cg_trig_type, 1);
+	e.fam[TF_DURATION] = rs_family_new(m, "ringside_reclaim_duration_seconds", RS_HISTOGRAM,
+					   "seconds", "Reclaim invocations by how long they took, by "
+					   "trigger.", cg_trig, 1e-9);
+	e.fam[TF_SWAPPINESS] = rs_family_new(m, "ringside_reclaim_swappiness", RS_GAUGE, NULL,
 					     "Swappiness in force at the cgroup's last reclaim by this "
 					     "trigger.", cg_trig, 1);
-
-	for (unsigned int i = 0; i < r->nr_agg; i++) {
-		const struct trig_agg *a = &r->agg[i];
-		const char *path = a->cgroup_id ? cg_path(r, a->cgroup_id) : "__other__";
-		const char *v[] = { path, a->trigger == ~0u ? "__other__" :
-					   ringside_reclaim_trigger_name(a->trigger) };
-
-		for (unsigned int b = 0; b < RINGSIDE_HIST_SLOTS; b++)
-			if (a->slots[b])
-				rs_family_observe(dur, v, b, a->slots[b], 0);
-		rs_family_observe(dur, v, 0, 0, a->sum_ns / 1e9);
-		if (a->swappiness >= 0)
-			rs_family_add(sw, v, a->swappiness);
-		for (int t = 0; t < 2; t++) {
-			const char *vt[] = { v[0], v[1], types[t] };
-
-			rs_family_add(reclaimed, vt, (double)a->reclaimed[t] * 4096);
-			rs_family_add(scanned, vt, (double)a->scanned[t]);
-		}
-	}
-	rs_family_end(dur);
-	rs_family_end(sw);
-	rs_family_end(reclaimed);
-	rs_family_end(scanned);
+	err = rs_collector_rows(c, "rcl_agg", sizeof(struct rs_reclaim_agg_key), trigger_expo_row, &e);
+	for (int i = 0; i < NR_TF; i++)
+		rs_family_end(e.fam[i]);
+	return err;
 }
 
 static int reclaim_metrics(struct rs_collector *c, struct rs_metrics *m)
@@ -324,7 +309,7 @@ static int reclaim_metrics(struct rs_collector *c, struct rs_metrics *m)
 	for (int i = 0; i < NR_RF; i++)
 		rs_family_end(e.fam[i]);
 	if (!err && e.r->aggregate)
-		reclaim_trigger_families(e.r, m);
+		err = reclaim_trigger_families(c, m);
 	return err;
 }
 
@@ -337,7 +322,6 @@ const struct rs_collector_ops rs_reclaim_ops = {
 	.destroy = reclaim_destroy,
 	.release = reclaim_release,
 	.metrics = reclaim_metrics,
-	.inspect = reclaim_inspect,
 };
 
 struct reclaim_totals_walk {
@@ -518,6 +502,9 @@ int ringside_reclaim_parse_request(const char *text, size_t len, uint64_t *bytes
 				return -EINVAL;
 			memcpy(num, s + sizeof(key) - 1, tok - (sizeof(key) - 1));
 			num[tok - (sizeof(key) - 1)] = '\0';
+			/* match_token's simple_strtol takes a '-' but no '+' or leading space. */
+			if (!isdigit((unsigned char)num[0]) && num[0] != '-')
+				return -EINVAL;
 			errno = 0;
 			v = strtol(num, &end, 0);
 			if (errno || *end || end == num || v > INT_MAX || v < INT_MIN)

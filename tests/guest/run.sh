@@ -188,6 +188,10 @@ mkdir /sys/fs/cgroup/rs
 ringside reclaim --events --json --target-cgroup /sys/fs/cgroup/rs >/tmp/trace 2>/tmp/trace.err &
 tr=$!
 wait_for /tmp/trace.err 'tracing reclaim'
+# Beside it, the agent's way: counted in the kernel by cgroup and trigger.
+collector_metrics reclaim >/tmp/rm.out 2>/tmp/rm.err &
+rm_pid=$!
+wait_for /tmp/rm.err ready
 # The workload keeps reading its page cache and leaves its anon alone
 # (file-hot): taking file (0) costs a refault per page in the window after,
 # taking anon (200) costs none. PSI is the cgroup's own on v2.
@@ -219,9 +223,26 @@ if patched; then
 else
 	check reclaim_v2_no_swappiness_key_noted 'grep -q "no swappiness= key" /tmp/profile.err' "no note"
 fi
+# A last request of known text, with page cache to take: the gauge shows
+# its swappiness= (hex, as the kernel reads it), or the global setting on a
+# kernel without the key (v2 has no memory.swappiness).
+sh -c 'echo $$ >/sys/fs/cgroup/rs/cgroup.procs; exec dd if=/dev/zero of=/mnt/rs.dat bs=1M count=8 2>/dev/null'
+if patched; then req="2M swappiness=0x2a" want_sw=42; else req="2M" want_sw=$(cat /proc/sys/vm/swappiness); fi
+r=$(write_result /sys/fs/cgroup/rs/memory.reclaim "$req")
+rm -f /mnt/rs.dat
 rs_id=$(stat -c %i /sys/fs/cgroup/rs)
-kill -INT $tr
+kill -INT $tr $rm_pid
 wait $tr
+wait $rm_pid
+cat /tmp/rm.err
+grep '^ringside_reclaim_.*trigger="memory.reclaim"' /tmp/rm.out | grep -v _bucket
+mr_count=$(sed -n 's|^ringside_reclaim_duration_seconds_count{cgroup="/sys/fs/cgroup/rs",trigger="memory.reclaim"} ||p' /tmp/rm.out)
+mr_traced=$(grep -c '"trigger":"memory.reclaim"' /tmp/trace)
+check reclaim_v2_agent_counts_requests '[ "$r" = ok ] && [ -n "$mr_count" ] && [ "$mr_count" = "$mr_traced" ]' \
+	"write: $r; in the kernel: '$mr_count', records: $mr_traced"
+check reclaim_v2_agent_swappiness_gauge \
+	'grep -q "^ringside_reclaim_swappiness{cgroup=\"/sys/fs/cgroup/rs\",trigger=\"memory.reclaim\"} $want_sw\$" /tmp/rm.out' \
+	"want $want_sw: $(grep '^ringside_reclaim_swappiness' /tmp/rm.out)"
 cat /tmp/trace.err
 grep '"trigger":"memory.reclaim"' /tmp/trace | head -4
 check reclaim_v2_traced_requests 'grep "\"trigger\":\"memory.reclaim\"" /tmp/trace | grep -q 12582912' "$(head -c 300 /tmp/trace)"
@@ -373,9 +394,9 @@ for v in fentry kprobe; do
 	cat /tmp/kg-$v.err
 	kgcm_verify $v /tmp/kg-$v.out
 done
-# The exposition an agent serves (examples/kernel_gcm_metrics.c embeds the
+# The exposition an agent serves (examples/collector_metrics.c embeds the
 # library as ringside agent does, counting only): exact by driver and key bits.
-kernel_gcm_metrics >/tmp/km.out 2>/tmp/km.err &
+collector_metrics kernel-gcm >/tmp/km.out 2>/tmp/km.err &
 km=$!
 wait_for /tmp/km.err ready
 kgcm_check afalg "gcm(aes)" 256 64 8 3 2 1 1

@@ -2,7 +2,8 @@
 # `ringside agent` scraped by a real Prometheus (Debian's, its own scratch
 # storage, 1 s scrape interval) over TLS with basic auth, while the test
 # workload does a known AES-GCM schedule and a memory cgroup this test made
-# is emptied with force_empty: the counts Prometheus stores equal the
+# is emptied with force_empty, limited below its usage and charged past its
+# limit: the counts Prometheus stores equal the
 # workload's own, histogram counts equal operation counts; every scrape
 # passes promtool in the text format and Prometheus's OpenMetrics parser;
 # wrong credentials, plain HTTP and bad start-up input are refused; label
@@ -102,8 +103,15 @@ until_query 'up{job="ringside"}' 1 && pass agent_scraped_up ||
 if memcg_parent && [ -z "$memcg_v2" ]; then
 	cg=$memcg_dir/ringside-agent-$$
 	mkdir "$cg"
-	sh -c 'echo $$ >"$1/cgroup.procs"; dd if=/dev/zero of="$2" bs=1M count=16 status=none' sh "$cg" "$tmp/cache"
+	# A swappiness of its own, which the gauge must show (no request names one on v1).
+	echo 37 >"$cg/memory.swappiness"
+	fill() { sh -c 'echo $$ >"$1/cgroup.procs"; dd if=/dev/zero of="$2" bs=1M count=16 status=none' sh "$cg" "$1"; }
+	# Three triggers: force_empty, a limit written below the usage, charges over that limit.
+	fill "$tmp/cache"
 	echo 0 >"$cg/memory.force_empty"
+	fill "$tmp/cache2"
+	echo 4M >"$cg/memory.limit_in_bytes"
+	fill "$tmp/cache3"
 fi
 read -r want_ops want_tagfail <<<"$(awk '/^expect/ { for (i = 5; i <= NF; i++) {
 	if ($i ~ /^ops=/) o += substr($i, 5); if ($i ~ /^tagfail=/) t += substr($i, 9) } }
@@ -136,18 +144,27 @@ print(("PASS agent_prometheus_gcm_by_labels (%d series)" % len(got)) if got == d
       "FAIL agent_prometheus_gcm_by_labels: want %s got %s" % (dict(want), got))
 PY
 if [ -n "$cg" ]; then
-	until_query "sum(ringside_reclaim_invocations_total{cgroup=\"$cg\"})" 1 &&
-		pass agent_prometheus_reclaim_invocation || fail agent_prometheus_reclaim_invocation \
-		"$(query "sum(ringside_reclaim_invocations_total{cgroup=\"$cg\"})")"
-	# By trigger (from the records) as by cgroup (the kernel's totals): the same pages.
-	until_query "sum(ringside_reclaim_trigger_reclaimed_bytes_total{cgroup=\"$cg\",trigger=\"force_empty\"})" \
-		"$(query "sum(ringside_reclaim_reclaimed_bytes_total{cgroup=\"$cg\"})")" &&
-		[ "$(query "sum(ringside_reclaim_reclaimed_bytes_total{cgroup=\"$cg\"})")" -gt 0 ] &&
-		pass agent_prometheus_reclaim_bytes_by_trigger || fail agent_prometheus_reclaim_bytes_by_trigger \
-		"$(query "sum(ringside_reclaim_trigger_reclaimed_bytes_total{cgroup=\"$cg\"})") vs $(query "sum(ringside_reclaim_reclaimed_bytes_total{cgroup=\"$cg\"})")"
 	until_query "sum(ringside_reclaim_duration_seconds_count{cgroup=\"$cg\",trigger=\"force_empty\"})" 1 &&
+		until_query "sum(ringside_reclaim_duration_seconds_count{cgroup=\"$cg\",trigger=\"limit-write\"})" 1 &&
+		[ "$(query "sum(ringside_reclaim_duration_seconds_count{cgroup=\"$cg\",trigger=\"charge-limit\"})")" -ge 1 ] &&
 		pass agent_prometheus_reclaim_by_trigger || fail agent_prometheus_reclaim_by_trigger \
-		"$(curl -sk -u scraper:s3cret "$url/metrics" | grep "reclaim_duration_seconds_count" | head -3)"
+		"$(curl -sk -u scraper:s3cret "$url/metrics" | grep "reclaim_duration_seconds_count" | head -5)"
+	# One scrape, after the workload: counted by trigger in the kernel (agent
+	# mode, no records) as by cgroup in its totals, the same invocations and pages.
+	curl -sk -u scraper:s3cret "$url/metrics" >"$tmp/reclaim.prom"
+	sum_of() { awk -v p="$1" 'index($0, p) == 1 { s += $NF } END { printf "%d\n", s }' "$tmp/reclaim.prom"; }
+	calls=$(sum_of "ringside_reclaim_invocations_total{cgroup=\"$cg\"}")
+	counted=$(sum_of "ringside_reclaim_duration_seconds_count{cgroup=\"$cg\",")
+	bytes=$(sum_of "ringside_reclaim_reclaimed_bytes_total{cgroup=\"$cg\",")
+	trig_bytes=$(sum_of "ringside_reclaim_trigger_reclaimed_bytes_total{cgroup=\"$cg\",")
+	[ "$calls" -ge 3 ] && [ "$calls" = "$counted" ] && [ "$bytes" -gt 0 ] && [ "$bytes" = "$trig_bytes" ] &&
+		pass "agent_reclaim_triggers_add_up ($calls invocations, $bytes bytes)" ||
+		fail agent_reclaim_triggers_add_up "invocations $calls vs $counted by trigger, bytes $bytes vs $trig_bytes"
+	sw=$(grep "^ringside_reclaim_swappiness{cgroup=\"$cg\"," "$tmp/reclaim.prom" | awk '{ print $NF }' | sort -u)
+	[ "$sw" = 37 ] && pass agent_reclaim_swappiness_gauge || fail agent_reclaim_swappiness_gauge "gauge: $sw"
+	grep -q '^ringside_events_lost_total{collector="reclaim"} 0$' "$tmp/reclaim.prom" &&
+		pass agent_reclaim_nothing_lost || fail agent_reclaim_nothing_lost \
+		"$(grep 'events_lost_total{collector="reclaim"' "$tmp/reclaim.prom")"
 fi
 if [ -n "$mnt" ]; then
 	btrfs balance start -dusage=100 "$mnt" >"$tmp/balance.out" 2>&1
@@ -155,6 +172,10 @@ if [ -n "$mnt" ]; then
 	until_query "sum(ringside_btrfs_relocations_total{fs=\"$mnt\",type=\"data\",trigger=\"balance\"})" "${moved:-x}" &&
 		pass "agent_prometheus_btrfs_relocations ($moved)" || fail agent_prometheus_btrfs_relocations \
 		"balance: $(tail -1 "$tmp/balance.out"); Prometheus: $(query "sum(ringside_btrfs_relocations_total{fs=\"$mnt\"})")"
+	# Relocations are the rare records agent mode keeps: each is also logged.
+	logged=$(grep -c "^ringside: btrfs remove: data block group .* on $mnt\$" "$tmp/agent.err")
+	[ "$logged" -ge "${moved:-1}" ] && pass "agent_btrfs_relocations_logged ($logged)" ||
+		fail agent_btrfs_relocations_logged "$logged lines for $moved relocated: $(grep btrfs "$tmp/agent.err" | head -2)"
 	# The threshold gauge is what the kernel shows in sysfs for the same
 	# state, with dynamic reclaim on (the kernel computes it from free space).
 	uuid=$(findmnt -no UUID "$mnt")

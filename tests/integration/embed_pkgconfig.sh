@@ -30,6 +30,13 @@ if cc ${SANFLAGS:-} -Wall -Werror $cflags examples/embed.c -o "$stage/embed-shar
 else
 	fail example_builds_shared "$(head -5 "$stage/cc.log")"
 fi
+# The agent-side example (the guests run it statically linked): the public headers it needs.
+if cc ${SANFLAGS:-} -Wall -Wextra -Werror $cflags examples/collector_metrics.c -o "$stage/collector_metrics" $libs \
+	-Wl,-rpath,"$stage/usr/lib" 2>"$stage/cc.log"; then
+	pass example_collector_metrics_builds
+else
+	fail example_collector_metrics_builds "$(head -5 "$stage/cc.log")"
+fi
 if cc ${SANFLAGS:-} -Wall -Werror $cflags examples/embed.c -o "$stage/embed-static" "$stage/usr/lib/libringside.a" \
 	$(pkg-config --libs --static ringside | sed 's/-lringside//') 2>"$stage/cc.log"; then
 	pass example_builds_static

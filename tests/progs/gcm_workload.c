@@ -12,6 +12,8 @@
  * Usage: gcm_workload [--wait] [--hold] [--exec-after] [--rounds N] [--only LIST]
  *        gcm_workload --seal-loop SIZE SECONDS   (benchmark: prints ops/s,
  *                                                  and "sealed N" on stderr)
+ *        gcm_workload --names N   (one OpenSSL seal under each of N process
+ *                                  names n00000..: label sets for an agent)
  *   --wait: print "ready PID" and wait for SIGUSR1 before starting.
  *   --hold: after the schedule, stay alive until SIGUSR1 (so callers resolve).
  *   --exec-after: exec /bin/sleep 5 instead of running the schedule.
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -507,6 +510,30 @@ static int seal_loop(size_t len, double secs)
 	return 0;
 }
 
+/* One seal under each of n process names (prctl): n label sets for an agent, one process. */
+static int names(unsigned long n)
+{
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	unsigned char tag[TAG_LEN];
+	char name[16];
+	int len;
+
+	if (!EVP_EncryptInit_ex(c, EVP_aes_128_gcm(), NULL, key, NULL))
+		die("EVP key setup");
+	for (unsigned long i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "n%05lu", i);
+		prctl(PR_SET_NAME, name);
+		if (!EVP_EncryptInit_ex(c, NULL, NULL, NULL, iv) ||
+		    !EVP_EncryptUpdate(c, ct, &len, msg, 16) ||
+		    !EVP_EncryptFinal_ex(c, ct + len, &len) ||
+		    !EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_GET_TAG, TAG_LEN, tag))
+			die("EVP seal");
+	}
+	printf("named %lu\n", n);
+	EVP_CIPHER_CTX_free(c);
+	return 0;
+}
+
 static void wait_usr1(void);
 
 /* Handles made before the tracer starts: their work cannot be attributed. */
@@ -595,10 +622,12 @@ int main(int argc, char **argv)
 			preopen_n = strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--seal-loop") && i + 2 < argc)
 			return seal_loop(strtoul(argv[i + 1], NULL, 0), atof(argv[i + 2]));
+		else if (!strcmp(argv[i], "--names") && i + 1 < argc)
+			return names(strtoul(argv[i + 1], NULL, 10));
 		else {
 			fprintf(stderr, "usage: gcm_workload [--wait] [--hold] [--exec-after] [--rounds N] "
 					"[--only LIST] [--preopened N] | "
-					"--seal-loop SIZE SECONDS\n");
+					"--seal-loop SIZE SECONDS | --names N\n");
 			return 2;
 		}
 	}

@@ -61,6 +61,7 @@ static void rejected(void)
 		"64M swappiness=60x", "64M swappiness", "64M swapiness=60",
 		"64M foo=1", "64M swappiness=60 extra",
 		"1M swappiness=1\tswappiness=2",	/* only spaces separate keys */
+		"1M swappiness=+7", "1M swappiness=\n1",	/* simple_strtol takes no '+' or space */
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

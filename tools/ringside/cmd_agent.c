@@ -31,10 +31,12 @@ static const char agent_usage[] =
 	"Usage: ringside agent [OPTIONS]\n"
 	"Serve the collectors' counts as Prometheus metrics. GCM messages are counted\n"
 	"in the kernel by process name, library, direction and key bits (with a size\n"
-	"histogram); only tag failures cross the ring buffer, and are logged. Reclaim is counted per memory cgroup reclaimed (in the kernel),\n"
-	"and by trigger with a duration histogram (from its records, which are rare).\n"
-	"btrfs: block-group events, relocations and their duration by filesystem and\n"
-	"space_info type, and the reclaim threshold in force (a gauge). kernel-gcm:\n"
+	"histogram); only tag failures cross the ring buffer, and are logged. Reclaim\n"
+	"is counted in the kernel per memory cgroup reclaimed and by trigger, with a\n"
+	"duration histogram and the swappiness asked for. btrfs: block-group events\n"
+	"(rare records, relocations and removals logged), relocations and their\n"
+	"duration by filesystem and space_info type, and the reclaim threshold in\n"
+	"force (a gauge). kernel-gcm:\n"
 	"AES-GCM requests through the kernel crypto API by driver, direction and key\n"
 	"bits (needs fentry or kprobes).\n"
 	"\n"
@@ -98,16 +100,30 @@ static void on_signal(int sig)
 	agent_stop = 1;
 }
 
-/* Tag failures are the rare records agent mode still queues: log each. */
+/*
+ * The rare records agent mode still queues, logged one line each: GCM tag
+ * failures, and btrfs block groups relocated or removed.
+ */
 static int on_event(void *ctx, const struct rs_event_hdr *ev, size_t size)
 {
 	const struct rs_gcm_event *e = (const void *)ev;
+	const struct rs_btrfs_event *b = (const void *)ev;
+	struct ringside_btrfs_fs fs;
 
 	(void)ctx;
 	if (ev->type == RS_EV_GCM_OP && size >= sizeof(*e) && e->result == RS_GCM_TAG_FAIL)
 		fprintf(stderr, "ringside: tag failure: %s (pid %u) %s open, %u-bit key, %llu bytes\n",
 			ev->comm, ev->tgid, ringside_gcm_lib_name(e->lib), e->key_bits,
 			(unsigned long long)e->payload_bytes);
+	if (ev->type == RS_EV_BTRFS_BG && size >= sizeof(*b) &&
+	    (b->kind == RS_BTRFS_RECLAIM || b->kind == RS_BTRFS_REMOVE || b->kind == RS_BTRFS_RELOC_DONE)) {
+		bool known = !ringside_btrfs_fs_of_fsid(b->fsid, &fs);
+
+		fprintf(stderr, "ringside: btrfs %s: %s block group %llu (%llu bytes used) on %s\n",
+			ringside_btrfs_kind_name(b->kind), ringside_btrfs_type_name(ringside_btrfs_flags_type(b->flags)),
+			(unsigned long long)b->bytenr, (unsigned long long)b->used,
+			known ? fs.mountpoint : "an unmounted btrfs");
+	}
 	return 0;
 }
 
@@ -296,8 +312,10 @@ static int start_collector(struct agent *a, int col)
 	if (cli_session_open(&a->o, on_event, a, &s))
 		return -1;
 	if (col == COL_GCM) {
+		/* The kernel holds rows for the label sets the exposition keeps, and some. */
 		struct ringside_gcm_opts go = { .sz = sizeof(go), .aggregate = true,
-						.count_only = !a->gcm_latency };
+						.count_only = !a->gcm_latency,
+						.label_sets = a->max_series + a->max_series / 4 };
 
 		err = ringside_session_enable_gcm(s, &go);
 	} else if (col == COL_RECLAIM) {
