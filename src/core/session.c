@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -425,6 +426,11 @@ int ringside_session_attach(struct ringside_session *s)
 		s->st.links += c->nr_links + c->nr_link_fds;
 	}
 	s->attached = true;
+	/*
+	 * Loading parsed the kernel's BTF (several MB, several times) and freed
+	 * it; glibc keeps freed heap mapped. A tracer runs for hours: give it back.
+	 */
+	malloc_trim(0);
 	return 0;
 }
 
