@@ -471,7 +471,7 @@ struct rs_reclaim_agg_key {
  * The text of the functions that tell a trigger (in rank order: the first
  * one found on a reclaim's kernel stack names it), set in .rodata at load.
  */
-#define RS_RECLAIM_TRIG_RANGES 12
+#define RS_RECLAIM_TRIG_RANGES 16
 
 struct rs_reclaim_trig_range {
 	__u64 start, end;	/* [start, end) in kernel text; 0, 0: unused */

@@ -91,16 +91,13 @@ static const struct rs_part reclaim_parts[] = {
 static void set_trigger_ranges(struct rs_reclaim *r)
 {
 	struct rs_reclaim_trig_range *out = (void *)r->skel->rodata->trig_ranges;
-	unsigned int n = 0;
+	size_t n;
+	const struct rs_ksym_range *k = rs_ksyms_ranges(r->ksyms, &n);
 
-	_Static_assert(RS_NR(trigger_funcs) <= RS_RECLAIM_TRIG_RANGES, "trigger ranges");
-	for (unsigned int i = 0; i < RS_NR(trigger_funcs); i++) {
-		uint64_t start, end;
-
-		if (rs_ksyms_range(r->ksyms, trigger_funcs[i].name, &start, &end))
-			continue;	/* not in this kernel (renamed, inlined) */
-		out[n++] = (struct rs_reclaim_trig_range){ start, end, trigger_funcs[i].tag, 0 };
-	}
+	/* Best rank first, as rs_ksyms_stack_tag() prefers them; 16 leave room for
+	 * a few names that are several static functions. */
+	for (size_t i = 0; i < n && i < RS_RECLAIM_TRIG_RANGES; i++)
+		out[i] = (struct rs_reclaim_trig_range){ k[i].start, k[i].end, k[i].tag, 0 };
 }
 
 static int reclaim_load(struct rs_collector *c)

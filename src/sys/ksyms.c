@@ -1,30 +1,31 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ksyms.h"
 
-/* Every text symbol's start bounds the function before it; tagged ones say why. */
-struct ksym {
-	uint64_t addr;
-	uint8_t tag;
-	uint8_t rank;		/* index of the tag in the load-time array */
-};
-
+/*
+ * Only the tagged functions are kept, each with its end: the lowest text
+ * symbol above its start, found in the same pass. (Keeping every text
+ * symbol to look the end up later cost megabytes for a dozen functions.)
+ */
 struct rs_ksyms {
-	struct ksym *syms;
+	struct rs_ksym_range *ranges;	/* sorted by rank, then start */
 	size_t n;
 	const struct rs_ksym_tag *tags;
 	size_t nr_tags;
 };
 
-static int cmp_ksym(const void *a, const void *b)
+static int cmp_range(const void *a, const void *b)
 {
-	const struct ksym *x = a, *y = b;
+	const struct rs_ksym_range *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
 }
 
 int rs_ksyms_load(const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out)
@@ -40,11 +41,44 @@ int rs_ksyms_load(const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksym
 	return err;
 }
 
+/* One kallsyms line: "ADDR TYPE NAME[\t[MODULE]]"; false for anything else. */
+static bool parse_line(char *line, uint64_t *addr, char *type, char **name)
+{
+	char *end, *p;
+
+	*addr = strtoull(line, &end, 16);
+	if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
+		return false;
+	*type = end[1];
+	p = end + 3;
+	p[strcspn(p, " \t\n")] = '\0';
+	*name = p;
+	return *p != '\0';
+}
+
+/* Room for one more element of size sz in *arr (cap elements now). */
+static bool grow(void **arr, size_t n, size_t *cap, size_t sz)
+{
+	void *p;
+
+	if (n < *cap)
+		return true;
+	p = realloc(*arr, (*cap ? *cap * 2 : 16) * sz);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = *cap ? *cap * 2 : 16;
+	return true;
+}
+
 int rs_ksyms_parse(FILE *f, const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out)
 {
 	struct rs_ksyms *ks = calloc(1, sizeof(*ks));
+	/* Every text address, only while parsing: module symbols are not in
+	 * address order, so an end is known only once all have been read. */
+	uint64_t *addrs = NULL;
+	size_t nr_addrs = 0, cap_addrs = 0, cap = 0;
 	char line[512];
-	size_t cap = 0;
 
 	*out = NULL;
 	if (!ks)
@@ -52,96 +86,95 @@ int rs_ksyms_parse(FILE *f, const struct rs_ksym_tag *tags, size_t nr_tags, stru
 	ks->tags = tags;
 	ks->nr_tags = nr_tags;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long addr;
-		char type, name[256];
+		uint64_t addr;
+		char type, *name;
 
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr ||
-		    (type != 't' && type != 'T'))
+		if (!parse_line(line, &addr, &type, &name) || !addr || (type != 't' && type != 'T'))
 			continue;
-		if (ks->n == cap) {
-			struct ksym *n;
-
-			cap = cap ? cap * 2 : 65536;
-			n = realloc(ks->syms, cap * sizeof(*n));
-			if (!n) {
-				rs_ksyms_free(ks);
-				return -ENOMEM;
-			}
-			ks->syms = n;
+		if (!grow((void **)&addrs, nr_addrs, &cap_addrs, sizeof(*addrs)))
+			goto nomem;
+		addrs[nr_addrs++] = addr;
+		for (size_t i = 0; i < nr_tags && i <= UINT8_MAX; i++) {
+			if (strcmp(name, tags[i].name))
+				continue;
+			if (!grow((void **)&ks->ranges, ks->n, &cap, sizeof(*ks->ranges)))
+				goto nomem;
+			ks->ranges[ks->n++] = (struct rs_ksym_range){ addr, UINT64_MAX, tags[i].tag,
+								      (uint8_t)i };
 		}
-		ks->syms[ks->n] = (struct ksym){ addr, 0, 0 };
-		for (size_t i = 0; i < nr_tags; i++) {
-			if (!strcmp(name, tags[i].name)) {
-				ks->syms[ks->n].tag = tags[i].tag;
-				ks->syms[ks->n].rank = (uint8_t)i;
-			}
-		}
-		ks->n++;
 	}
-	if (!ks->n) {
+	if (!nr_addrs) {
 		/* kptr_restrict hides addresses from us: every stack reads as unknown. */
+		free(addrs);
 		rs_ksyms_free(ks);
 		return -EPERM;
 	}
-	qsort(ks->syms, ks->n, sizeof(*ks->syms), cmp_ksym);
+	/* A function ends where the nearest text symbol above its start begins. */
+	for (size_t i = 0; i < nr_addrs; i++)
+		for (size_t r = 0; r < ks->n; r++)
+			if (addrs[i] > ks->ranges[r].start && addrs[i] < ks->ranges[r].end)
+				ks->ranges[r].end = addrs[i];
+	free(addrs);
+	if (ks->n)
+		qsort(ks->ranges, ks->n, sizeof(*ks->ranges), cmp_range);
 	*out = ks;
 	return 0;
+nomem:
+	free(addrs);
+	rs_ksyms_free(ks);
+	return -ENOMEM;
 }
 
 void rs_ksyms_free(struct rs_ksyms *ks)
 {
 	if (!ks)
 		return;
-	free(ks->syms);
+	free(ks->ranges);
 	free(ks);
 }
 
-static const struct ksym *find(const struct rs_ksyms *ks, uint64_t ip)
+/* The best-ranked range holding ip, or NULL. */
+static const struct rs_ksym_range *find(const struct rs_ksyms *ks, uint64_t ip)
 {
-	size_t lo = 0, hi = ks ? ks->n : 0;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (ks->syms[mid].addr <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &ks->syms[lo - 1] : NULL;
+	for (size_t i = 0; ks && i < ks->n; i++)
+		if (ip >= ks->ranges[i].start && ip < ks->ranges[i].end)
+			return &ks->ranges[i];
+	return NULL;
 }
 
 uint8_t rs_ksyms_tag(const struct rs_ksyms *ks, uint64_t ip)
 {
-	const struct ksym *s = find(ks, ip);
+	const struct rs_ksym_range *r = find(ks, ip);
 
-	return s ? s->tag : 0;
+	return r ? r->tag : 0;
 }
 
 uint8_t rs_ksyms_stack_tag(const struct rs_ksyms *ks, const __u64 *ips, unsigned int n)
 {
-	const struct ksym *best = NULL;
+	const struct rs_ksym_range *best = NULL;
 
 	for (unsigned int i = 0; i < n; i++) {
-		const struct ksym *s = find(ks, ips[i]);
+		const struct rs_ksym_range *r = find(ks, ips[i]);
 
-		if (s && s->tag && (!best || s->rank < best->rank))
-			best = s;
+		if (r && (!best || r->rank < best->rank))
+			best = r;
 	}
 	return best ? best->tag : 0;
 }
 
+const struct rs_ksym_range *rs_ksyms_ranges(const struct rs_ksyms *ks, size_t *n)
+{
+	*n = ks ? ks->n : 0;
+	return ks ? ks->ranges : NULL;
+}
+
 int rs_ksyms_range(const struct rs_ksyms *ks, const char *name, uint64_t *start, uint64_t *end)
 {
-	for (size_t i = 0; ks && i < ks->nr_tags; i++) {
-		if (strcmp(ks->tags[i].name, name))
-			continue;
-		for (size_t j = 0; j < ks->n; j++) {
-			if (ks->syms[j].tag == ks->tags[i].tag && ks->syms[j].rank == i) {
-				*start = ks->syms[j].addr;
-				*end = j + 1 < ks->n ? ks->syms[j + 1].addr : *start + 1;
-				return 0;
-			}
+	for (size_t i = 0; ks && i < ks->n; i++) {
+		if (!strcmp(ks->tags[ks->ranges[i].rank].name, name)) {
+			*start = ks->ranges[i].start;
+			*end = ks->ranges[i].end;
+			return 0;
 		}
 	}
 	return -ENOENT;

@@ -16,7 +16,13 @@ struct rs_ksym_tag {
 
 struct rs_ksyms;
 
-/* Load /proc/kallsyms text symbols, tagging the named functions. */
+/* A tagged function's text: [start, end), its tag and its rank (index in the tags array). */
+struct rs_ksym_range {
+	uint64_t start, end;
+	uint8_t tag, rank;
+};
+
+/* Load the named functions' text ranges from /proc/kallsyms. */
 int rs_ksyms_load(const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out);
 /* The same from any kallsyms-format text (the fuzz target feeds it). */
 int rs_ksyms_parse(FILE *f, const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out);
@@ -28,7 +34,9 @@ uint8_t rs_ksyms_tag(const struct rs_ksyms *ks, uint64_t ip);
  * (callers list the most telling functions first); 0 when none.
  */
 uint8_t rs_ksyms_stack_tag(const struct rs_ksyms *ks, const __u64 *ips, unsigned int n);
-/* [start, end) of a function; -ENOENT when absent. */
+/* Every tagged function found, best rank first (a name may be several static functions). */
+const struct rs_ksym_range *rs_ksyms_ranges(const struct rs_ksyms *ks, size_t *n);
+/* [start, end) of a function (its first instance); -ENOENT when absent. */
 int rs_ksyms_range(const struct rs_ksyms *ks, const char *name, uint64_t *start, uint64_t *end);
 
 #endif

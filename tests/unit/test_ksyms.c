@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* kallsyms: tagged functions' ranges end at the nearest text symbol above, in any order. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ksyms.h"
+#include "unit.h"
+
+static const struct rs_ksym_tag tags[] = {
+	{ "memory_reclaim", 1 }, { "try_charge_memcg", 5 }, { "btrfs_balance", 9 },
+};
+
+static struct rs_ksyms *parse(const char *text)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct rs_ksyms *ks = NULL;
+
+	if (f) {
+		CHECK_EQ_INT(rs_ksyms_parse(f, tags, 3, &ks), 0);
+		fclose(f);
+	}
+	return ks;
+}
+
+static void ends_at_next_text_symbol(void)
+{
+	/* Module symbols come in their symtab's order: the end of btrfs_balance
+	 * (…a000) is a symbol listed before it; data symbols do not end it. */
+	struct rs_ksyms *ks = parse("ffffffff81001000 T try_charge_memcg\n"
+				    "ffffffff81001080 d some_data\n"
+				    "ffffffff81001100 t next_fn\n"
+				    "ffffffff81002000 T memory_reclaim\n"
+				    "ffffffff81002400 T after_reclaim\n"
+				    "ffffffffc000b000 t btrfs_later\t[btrfs]\n"
+				    "ffffffffc000a000 t btrfs_end\t[btrfs]\n"
+				    "ffffffffc0009000 T btrfs_balance\t[btrfs]\n");
+	uint64_t start, end;
+	size_t n;
+	const struct rs_ksym_range *r = rs_ksyms_ranges(ks, &n);
+
+	CHECK_EQ_INT(n, 3);
+	CHECK_EQ_INT(r[0].rank, 0);	/* best rank first */
+	CHECK_EQ_INT(rs_ksyms_range(ks, "try_charge_memcg", &start, &end), 0);
+	CHECK_EQ_INT(start, 0xffffffff81001000ULL);
+	CHECK_EQ_INT(end, 0xffffffff81001100ULL);
+	CHECK_EQ_INT(rs_ksyms_range(ks, "btrfs_balance", &start, &end), 0);
+	CHECK_EQ_INT(end, 0xffffffffc000a000ULL);
+	CHECK_EQ_INT(rs_ksyms_tag(ks, 0xffffffffc0009fffULL), 9);
+	CHECK_EQ_INT(rs_ksyms_tag(ks, 0xffffffffc000a000ULL), 0);
+	CHECK_EQ_INT(rs_ksyms_tag(ks, 0xffffffff81001090ULL), 5);	/* past data, before next_fn */
+	CHECK_EQ_INT(rs_ksyms_tag(ks, 0xffffffff81001100ULL), 0);
+	{
+		/* Both on one stack: memory_reclaim ranks first. */
+		const __u64 stack[] = { 0xffffffff81001010ULL, 0xffffffff81002010ULL, 0 };
+
+		CHECK_EQ_INT(rs_ksyms_stack_tag(ks, stack, 3), 1);
+	}
+	CHECK(rs_ksyms_range(ks, "kswapd", &start, &end) < 0);
+	rs_ksyms_free(ks);
+}
+
+static void hidden_addresses_refused(void)
+{
+	const char *text = "0000000000000000 T memory_reclaim\n0000000000000000 t kswapd\n";
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct rs_ksyms *ks = NULL;
+
+	CHECK_EQ_INT(rs_ksyms_parse(f, tags, 3, &ks), -1 /* -EPERM */);
+	CHECK(ks == NULL);
+	fclose(f);
+}
+
+int main(void)
+{
+	RUN(ends_at_next_text_symbol);
+	RUN(hidden_addresses_refused);
+	UNIT_EXIT();
+}
