@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -76,6 +77,55 @@ static struct probe_bpf *load_only(const char *prog_name, int *err)
 }
 
 /* Attach test: load one program, attach it by its SEC() definition, detach. */
+/* ---- releasing probe links off the start-up path ------------------------------ */
+
+#define MAX_RELEASES 8
+
+static pthread_mutex_t release_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t releases[MAX_RELEASES];
+static unsigned int nr_releases;
+
+static void *close_fd(void *arg)
+{
+	close((int)(long)arg);
+	return NULL;
+}
+
+/* Close fd (the last reference to a probe's link) on a thread; at once if none can start. */
+static void close_later(int fd)
+{
+	bool started = false;
+
+	if (fd < 0)
+		return;
+	pthread_mutex_lock(&release_lock);
+	if (nr_releases < MAX_RELEASES &&
+	    !pthread_create(&releases[nr_releases], NULL, close_fd, (void *)(long)fd)) {
+		nr_releases++;
+		started = true;
+	}
+	pthread_mutex_unlock(&release_lock);
+	if (!started)
+		close(fd);
+}
+
+/* A libbpf link: a duplicate of its fd keeps it alive past libbpf's own, fast, close. */
+static void destroy_link_later(struct bpf_link *link)
+{
+	if (link)
+		close_later(fcntl(bpf_link__fd(link), F_DUPFD_CLOEXEC, 0));
+	bpf_link__destroy(link);
+}
+
+void rs_probe_links_released(void)
+{
+	pthread_mutex_lock(&release_lock);
+	for (unsigned int i = 0; i < nr_releases; i++)
+		pthread_join(releases[i], NULL);
+	nr_releases = 0;
+	pthread_mutex_unlock(&release_lock);
+}
+
 void rs_probe_attach(struct ringside_feature_result *r, const char *prog_name,
 			 const char *what)
 {
@@ -93,7 +143,7 @@ void rs_probe_attach(struct ringside_feature_result *r, const char *prog_name,
 	err = link ? 0 : -errno;
 	if (link) {
 		rs_feature_set(r, true, "%s: loaded and attached", what);
-		bpf_link__destroy(link);
+		destroy_link_later(link);
 	} else if (err == -ENOENT && !strcmp(prog_name, "probe_kprobe") &&
 		   access("/sys/bus/event_source/devices/kprobe", F_OK)) {
 		rs_feature_set(r, false, "%s: no kprobe PMU and no kprobe_events: kernel built without CONFIG_KPROBES", what);
@@ -172,8 +222,7 @@ static void probe_uprobe_multi(struct ringside_feature_result *r, const char *pa
 	else
 		rs_feature_set(r, false, "uprobe_multi link fired %llu times (expected 1)",
 			       (unsigned long long)skel->bss->uprobe_multi_hits);
-	if (fd >= 0)
-		close(fd);
+	close_later(fd);
 	probe_bpf__destroy(skel);
 }
 
@@ -199,8 +248,7 @@ static void probe_uprobe_session(struct ringside_feature_result *r, const char *
 		rs_feature_set(r, false, "session ran %llu times at entry, %llu at return (expected 1/1)",
 			       (unsigned long long)skel->bss->session_entries,
 			       (unsigned long long)skel->bss->session_returns);
-	if (fd >= 0)
-		close(fd);
+	close_later(fd);
 	probe_bpf__destroy(skel);
 }
 
@@ -275,8 +323,8 @@ void rs_probe_uprobes(struct ringside_features *out)
 		    (unsigned long long)skel->bss->uretprobe_hits, records);
 out:
 	ring_buffer__free(rb);
-	bpf_link__destroy(ret);
-	bpf_link__destroy(entry);
+	destroy_link_later(ret);
+	destroy_link_later(entry);
 	probe_bpf__destroy(skel);
 	probe_uprobe_multi(multi, vma->name, off);
 	probe_uprobe_session(session, vma->name, off);

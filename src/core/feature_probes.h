@@ -23,5 +23,12 @@ void rs_probe_memcg(struct ringside_features *out);
 /* Fills the btrfs dynamic and periodic reclaim lines. */
 void rs_probe_btrfs(struct ringside_features *out, const struct btf *vmlinux);
 void rs_probe_tracefs(struct ringside_feature_result *r, struct ringside_feature_result *sys_exit);
+/*
+ * Wait until the probes' links are released. Releasing a uprobe waits out a
+ * grace period (about 100 ms each here), so the probes release theirs on
+ * threads while start-up goes on; a session's attach waits for them before
+ * it returns, so no probe's link outlives start-up.
+ */
+void rs_probe_links_released(void);
 
 #endif

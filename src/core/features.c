@@ -12,6 +12,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "kernel_btf.h"
 #include "ringside/ringside.h"
 #include "feature_probes.h"
 
@@ -60,7 +61,7 @@ static bool have_btf(void)
 
 static void group_btf(struct ringside_features *out)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf *btf = rs_kernel_btf_get();
 
 	if (btf)
 		rs_feature_set(&out->f[RINGSIDE_FEAT_BTF], true, "/sys/kernel/btf/vmlinux loaded (%u types)",
@@ -68,7 +69,7 @@ static void group_btf(struct ringside_features *out)
 	else
 		rs_feature_set(&out->f[RINGSIDE_FEAT_BTF], false,
 		    "no /sys/kernel/btf/vmlinux: kernel built without CONFIG_DEBUG_INFO_BTF");
-	btf__free(btf);
+	rs_kernel_btf_put();
 }
 
 static void group_ringbuf(struct ringside_features *out)
@@ -136,10 +137,8 @@ static void group_procmap(struct ringside_features *out)
 
 static void group_btrfs(struct ringside_features *out)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-
-	rs_probe_btrfs(out, btf);
-	btf__free(btf);
+	rs_probe_btrfs(out, rs_kernel_btf_get());
+	rs_kernel_btf_put();
 }
 
 static void group_tracefs(struct ringside_features *out)
@@ -243,11 +242,16 @@ const struct ringside_feature_result *ringside_feature(enum ringside_feature f)
 int ringside_features_probe(struct ringside_features *out)
 {
 	pthread_once(&cache.once, cache_init);
+	/* Every group asks the kernel's BTF: one parse for all. */
+	rs_kernel_btf_get();
 	pthread_mutex_lock(&cache.lock);
 	for (int i = 0; i < RINGSIDE_FEAT_COUNT; i++)
 		need(i);
 	*out = cache.f;
 	pthread_mutex_unlock(&cache.lock);
+	rs_kernel_btf_put();
+	/* A caller without a session has no attach to wait in: nothing outlives this call. */
+	rs_probe_links_released();
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 
 #include "session_int.h"
 #include "cgroup.h"
+#include "feature_probes.h"
 #include "proc_stat.h"
 #include "totals.h"
 #include "ringside/resolve.h"
@@ -134,6 +135,7 @@ int ringside_session_open(const struct ringside_session_opts *opts,
 	*out = s;
 	return 0;
 }
+
 
 const struct rs_collector *rs_session_collector(const struct ringside_session *s,
 						const struct rs_collector_ops *ops)
@@ -399,6 +401,15 @@ static int choose_variants(struct rs_collector *c)
 	return 0;
 }
 
+static int attach_failed(struct ringside_session *s, const struct rs_collector *c, int err)
+{
+	if (!s->errmsg[0])
+		rs_fail(s, err, "%s: %s", c->ops->name, ringside_strerror(err));
+	ringside_session_detach(s);
+	rs_probe_links_released();
+	return err;
+}
+
 int ringside_session_attach(struct ringside_session *s)
 {
 	int err;
@@ -416,16 +427,13 @@ int ringside_session_attach(struct ringside_session *s)
 			err = c->ops->attach(c);
 		if (!err)
 			err = add_ring(s, c);
-		if (err) {
-			if (!s->errmsg[0])
-				rs_fail(s, err, "%s: %s", c->ops->name, ringside_strerror(err));
-			ringside_session_detach(s);
-			return err;
-		}
+		if (err)
+			return attach_failed(s, c, err);
 		s->st.collectors++;
 		s->st.links += c->nr_links + c->nr_link_fds;
 	}
 	s->attached = true;
+	rs_probe_links_released();
 	/*
 	 * Loading parsed the kernel's BTF (several MB, several times) and freed
 	 * it; glibc keeps freed heap mapped. A tracer runs for hours: give it back.
@@ -491,6 +499,7 @@ void ringside_session_close(struct ringside_session *s)
 	if (!s)
 		return;
 	ringside_session_detach(s);
+	rs_probe_links_released();
 	for (c = s->collectors; c; c = next) {
 		next = c->next;
 		if (c->ops->release)

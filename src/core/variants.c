@@ -4,6 +4,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 
+#include "kernel_btf.h"
 #include "variants.h"
 
 /* The parameters of a function's prototype in btf; 0 for other kinds. */
@@ -24,15 +25,15 @@ static int params_of(const struct btf *btf, int id)
  */
 static int btf_has(const char *name, const char *module)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf(), *mod = NULL;
-	const struct btf *btf = vmlinux;
+	const struct btf *vmlinux = rs_kernel_btf_get(), *btf = vmlinux;
+	struct btf *mod = NULL;
 	int id = -1, found = -1;
 
 	if (vmlinux && module) {
 		/* Built in, the module's types are in vmlinux; else in its own BTF. */
 		id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC);
 		if (id <= 0)
-			btf = mod = btf__load_module_btf(module, vmlinux);
+			btf = mod = btf__load_module_btf(module, (struct btf *)vmlinux);
 	}
 	if (id <= 0 && btf) {
 		id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
@@ -42,7 +43,7 @@ static int btf_has(const char *name, const char *module)
 	if (id > 0)
 		found = params_of(btf, id);
 	btf__free(mod);
-	btf__free(vmlinux);
+	rs_kernel_btf_put();
 	return found;
 }
 

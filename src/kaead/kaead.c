@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 
+#include "kernel_btf.h"
 #include "session_int.h"
 #include "metrics_int.h"
 #include "totals.h"
@@ -79,7 +80,7 @@ static bool btf_func(const struct btf *btf, const char *name, bool *first_is_str
 static int kaead_load(struct rs_collector *c)
 {
 	struct rs_kaead *k = c->priv;
-	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf *btf = rs_kernel_btf_get();
 	bool takes_request = false;
 	unsigned int slot = 0;
 	struct bpf_program *p;
@@ -88,13 +89,13 @@ static int kaead_load(struct rs_collector *c)
 
 	k->skel = kaead_bpf__open();
 	if (!k->skel) {
-		btf__free(btf);
+		rs_kernel_btf_put();
 		return rs_fail(c->s, -errno, "kernel-gcm: cannot open BPF object");
 	}
 	c->obj = k->skel->obj;
 	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&k->skel->rodata->rs_filter);
 	if (err) {
-		btf__free(btf);
+		rs_kernel_btf_put();
 		return err;
 	}
 	k->skel->rodata->failures_only = k->aggregate;
@@ -112,7 +113,7 @@ static int kaead_load(struct rs_collector *c)
 		if (p)
 			bpf_program__set_attach_target(p, 0, done_funcs[i]);
 	}
-	btf__free(btf);
+	rs_kernel_btf_put();
 	for (; k->fentry && slot < NR_DONE; slot++) {
 		snprintf(name, sizeof(name), "kaead_fentry_done%u", slot);
 		p = bpf_object__find_program_by_name(c->obj, name);

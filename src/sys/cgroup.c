@@ -9,6 +9,7 @@
 #include <linux/magic.h>
 #include <bpf/btf.h>
 
+#include "kernel_btf.h"
 #include "ringside/ringside.h"
 #include "cgroup.h"
 #include "mountinfo.h"
@@ -16,14 +17,17 @@
 int rs_cgroup_subsys_id(const char *controller)
 {
 	char want[64];
-	struct btf *btf;
+	const struct btf *btf;
 	int id, ret = -ENOENT;
 
 	if (snprintf(want, sizeof(want), "%s_cgrp_id", controller) >= (int)sizeof(want))
 		return -EINVAL;
-	btf = btf__load_vmlinux_btf();
+	btf = rs_kernel_btf_get();
 	if (!btf)
+	{
+		rs_kernel_btf_put();
 		return -RINGSIDE_ERR_NOBTF;
+	}
 	id = btf__find_by_name_kind(btf, "cgroup_subsys_id", BTF_KIND_ENUM);
 	if (id > 0) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
@@ -36,7 +40,7 @@ int rs_cgroup_subsys_id(const char *controller)
 			}
 		}
 	}
-	btf__free(btf);
+	rs_kernel_btf_put();
 	return ret;
 }
 
