@@ -183,15 +183,9 @@ static __always_inline void open_record(void *ctx, struct rcl_state *st, struct 
 	}
 }
 
-/* Exact per-target-cgroup totals, counted whether or not the record fits the ring. */
-static __always_inline void count_total(const struct rcl_state *st, __u64 ns)
+/* One invocation into a row of counters (RS_RECLAIM_TOTAL_* order): totals and agent rows alike. */
+static __always_inline void add_counts(struct rs_total_val *v, const struct rcl_state *st, __u64 ns)
 {
-	__u64 id = st->ev.target_cgroup_id;
-	struct rs_total_key key = { .k1 = (__u32)id, .k2 = (__u32)(id >> 32) };
-	struct rs_total_val *v = rs_total_row(&key);
-
-	if (!v)
-		return;
 	v->c[RS_RECLAIM_TOTAL_CALLS]++;
 	v->c[RS_RECLAIM_TOTAL_FAILED] += (st->ev.flags & RS_RECLAIM_F_WRITE) && st->ev.write_ret < 0;
 	v->c[RS_RECLAIM_TOTAL_RECLAIMED_ANON] += st->ev.reclaimed_anon;
@@ -199,6 +193,17 @@ static __always_inline void count_total(const struct rcl_state *st, __u64 ns)
 	v->c[RS_RECLAIM_TOTAL_SCANNED_ANON] += st->ev.scanned_anon;
 	v->c[RS_RECLAIM_TOTAL_SCANNED_FILE] += st->ev.scanned_file;
 	v->c[RS_RECLAIM_TOTAL_NS] += ns;
+}
+
+/* Exact per-target-cgroup totals, counted whether or not the record fits the ring. */
+static __always_inline void count_total(const struct rcl_state *st, __u64 ns)
+{
+	__u64 id = st->ev.target_cgroup_id;
+	struct rs_total_key key = { .k1 = (__u32)id, .k2 = (__u32)(id >> 32) };
+	struct rs_total_val *v = rs_total_row(&key);
+
+	if (v)
+		add_counts(v, st, ns);
 }
 
 /*
@@ -248,6 +253,21 @@ static __always_inline int request_swappiness(const struct rcl_state *st)
 	return c.scan.found;
 }
 
+/* key's row; with the map full, the "other" row (key is changed to it); NULL counted as a drop. */
+static __always_inline struct rs_total_val *agg_row(struct rs_reclaim_agg_key *key)
+{
+	struct rs_total_val *v = rs_map_row(&rcl_agg, key);
+
+	if (v)
+		return v;
+	key->cgroup_id = 0;
+	key->trigger = RS_RECLAIM_AGG_OTHER;
+	v = rs_map_row(&rcl_agg, key);
+	if (!v)
+		rs_count_drop_slot(RS_DROP_TOTALS);
+	return v;
+}
+
 /* Agent mode: one invocation into its (target cgroup, trigger) row and duration slot. */
 static __always_inline void count_trigger(const struct rcl_state *st, __u64 ns)
 {
@@ -255,25 +275,12 @@ static __always_inline void count_trigger(const struct rcl_state *st, __u64 ns)
 		.cgroup_id = st->ev.target_cgroup_id,
 		.trigger = stack_trigger(st),
 	};
-	struct rs_total_val *v = rs_map_row(&rcl_agg, &key);
+	struct rs_total_val *v = agg_row(&key);
 	__s32 sw = -1;
 
-	if (!v) {
-		key.cgroup_id = 0;
-		key.trigger = RS_RECLAIM_AGG_OTHER;
-		v = rs_map_row(&rcl_agg, &key);
-		if (!v) {
-			rs_count_drop_slot(RS_DROP_TOTALS);
-			return;
-		}
-	}
-	v->c[RS_RECLAIM_TOTAL_CALLS]++;
-	v->c[RS_RECLAIM_TOTAL_FAILED] += (st->ev.flags & RS_RECLAIM_F_WRITE) && st->ev.write_ret < 0;
-	v->c[RS_RECLAIM_TOTAL_RECLAIMED_ANON] += st->ev.reclaimed_anon;
-	v->c[RS_RECLAIM_TOTAL_RECLAIMED_FILE] += st->ev.reclaimed_file;
-	v->c[RS_RECLAIM_TOTAL_SCANNED_ANON] += st->ev.scanned_anon;
-	v->c[RS_RECLAIM_TOTAL_SCANNED_FILE] += st->ev.scanned_file;
-	v->c[RS_RECLAIM_TOTAL_NS] += ns;
+	if (!v)
+		return;
+	add_counts(v, st, ns);
 	/* What the request asked for, as ringside_reclaim_request_swappiness() reads it. */
 	if (key.trigger == RS_RECLAIM_TRIG_PROACTIVE && (st->ev.flags & RS_RECLAIM_F_WRITE) &&
 	    st->ev.write_ret >= 0)
@@ -282,18 +289,12 @@ static __always_inline void count_trigger(const struct rcl_state *st, __u64 ns)
 		sw = st->ev.swappiness_arg;
 	bpf_map_update_elem(&rcl_swappiness, &key, &sw, BPF_ANY);
 
+	/* The duration goes with the row the counters went to (theirs, or other). */
 	key.kind = RS_RECLAIM_AGG_DURATION;
 	key.slot = rs_log2_slot(ns);
-	v = rs_map_row(&rcl_agg, &key);
-	if (!v) {
-		key.cgroup_id = 0;
-		key.trigger = RS_RECLAIM_AGG_OTHER;
-		v = rs_map_row(&rcl_agg, &key);
-	}
+	v = agg_row(&key);
 	if (v)
 		v->c[0]++;
-	else
-		rs_count_drop_slot(RS_DROP_TOTALS);
 }
 
 static __always_inline void emit(struct rcl_state *st)

@@ -1,0 +1,55 @@
+#!/bin/bash
+# Start-up and footprint: time from exec to each command's "tracing" line and
+# its RSS (steady, and the peak the kernel recorded), beside bpftrace's time
+# to attach an equivalent probe set, in one run. Medians of 5 starts.
+set -u
+OUT=${OUT:-build}
+RINGSIDE=${RINGSIDE:-$OUT/ringside}
+if [ "$(id -u)" != 0 ]; then echo "startup_bench: needs root"; exit 0; fi
+LIB=$(ldconfig -p | awk '/libcrypto.so.3 .*x86-64/ { print $NF; exit }')
+
+python3 - "$RINGSIDE" "$LIB" <<'PY'
+import signal, subprocess, sys, time
+
+ringside, lib = sys.argv[1], sys.argv[2]
+
+def start(cmd, marker, stream):
+    """Seconds to the marker line (ringside: stderr; bpftrace: stdout), steady RSS and peak (kB) half a second later."""
+    t0 = time.monotonic()
+    out = subprocess.PIPE if stream == "out" else subprocess.DEVNULL
+    err = subprocess.PIPE if stream == "err" else subprocess.DEVNULL
+    p = subprocess.Popen(cmd, stdout=out, stderr=err)
+    for line in (p.stdout if stream == "out" else p.stderr):
+        if marker in line:
+            break
+    t = time.monotonic() - t0
+    time.sleep(0.5)
+    st = dict(l.split(":", 1) for l in open("/proc/%d/status" % p.pid).read().splitlines() if ":" in l)
+    rss, hwm = int(st["VmRSS"].split()[0]), int(st["VmHWM"].split()[0])
+    p.send_signal(signal.SIGINT)
+    p.wait()
+    return t, rss, hwm
+
+def median(xs):
+    return sorted(xs)[len(xs) // 2]
+
+rows = [
+    ("ringside gcm", [ringside, "gcm"], b"tracing", "err"),
+    ("ringside gcm --count-only", [ringside, "gcm", "--count-only"], b"tracing", "err"),
+    ("ringside reclaim", [ringside, "reclaim"], b"tracing", "err"),
+    ("ringside btrfs", [ringside, "btrfs"], b"tracing", "err"),
+    # The same OpenSSL functions ringside gcm probes there, entry and return.
+    ("bpftrace, OpenSSL GCM probes", ["bpftrace", "-e",
+        "uprobe:%s:CRYPTO_gcm128_setiv, uprobe:%s:CRYPTO_gcm128_finish, "
+        "uretprobe:%s:CRYPTO_gcm128_finish { @[probe] = count(); }" % (lib, lib, lib)], b"Attaching", "out"),
+    ("bpftrace, vmscan tracepoints", ["bpftrace", "-e",
+        "tracepoint:vmscan:mm_vmscan_memcg_reclaim_begin, tracepoint:vmscan:mm_vmscan_memcg_reclaim_end, "
+        "tracepoint:vmscan:mm_vmscan_lru_shrink_inactive { @[probe] = count(); }"], b"Attaching", "out"),
+]
+print("| command | to the tracing line (median of 5) | steady RSS | peak RSS |")
+print("|---|---|---|---|")
+for name, cmd, marker, stream in rows:
+    runs = [start(cmd, marker, stream) for _ in range(5)]
+    print("| %s | %.0f ms | %.1f MB | %.1f MB |" % (name, median([r[0] for r in runs]) * 1000,
+          median([r[1] for r in runs]) / 1024, median([r[2] for r in runs]) / 1024))
+PY
