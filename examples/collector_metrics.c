@@ -23,21 +23,17 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-/* The collector named, in aggregate mode: counted in the kernel, no records. */
+/* The collector named (kernel-gcm or reclaim), in aggregate mode: counted in the kernel, no records. */
 static int enable(struct ringside_session *s, const char *name)
 {
-	if (!strcmp(name, "kernel-gcm")) {
-		struct ringside_kaead_opts ko = { .sz = sizeof(ko), .aggregate = true };
-
-		return ringside_session_enable_kaead(s, &ko);
-	}
 	if (!strcmp(name, "reclaim")) {
 		struct ringside_reclaim_opts ro = { .sz = sizeof(ro), .aggregate = true };
 
 		return ringside_session_enable_reclaim(s, &ro);
 	}
-	fprintf(stderr, "collector_metrics: unknown collector %s: give kernel-gcm or reclaim\n", name);
-	return -1;
+	struct ringside_kaead_opts ko = { .sz = sizeof(ko), .aggregate = true };
+
+	return ringside_session_enable_kaead(s, &ko);
 }
 
 int main(int argc, char **argv)
@@ -48,13 +44,15 @@ int main(int argc, char **argv)
 	struct ringside_session *s;
 	int err;
 
+	if (strcmp(name, "kernel-gcm") && strcmp(name, "reclaim")) {
+		fprintf(stderr, "collector_metrics: unknown collector %s: give kernel-gcm or reclaim\n", name);
+		return 2;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	err = ringside_session_open(&so, &s);
-	if (!err && (err = enable(s, name)) == -1) {
-		ringside_session_close(s);
-		return 2;
-	}
+	if (!err)
+		err = enable(s, name);
 	if (!err)
 		err = ringside_session_attach(s);
 	if (err) {

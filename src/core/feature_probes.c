@@ -76,7 +76,6 @@ static struct probe_bpf *load_only(const char *prog_name, int *err)
 	return skel;
 }
 
-/* Attach test: load one program, attach it by its SEC() definition, detach. */
 /* ---- releasing probe links off the start-up path ------------------------------ */
 
 #define MAX_RELEASES 8
@@ -126,6 +125,7 @@ void rs_probe_links_released(void)
 	pthread_mutex_unlock(&release_lock);
 }
 
+/* Attach test: load one program, attach it by its SEC() definition, detach. */
 void rs_probe_attach(struct ringside_feature_result *r, const char *prog_name,
 			 const char *what)
 {

@@ -15,9 +15,8 @@ const struct btf *rs_kernel_btf_get(void)
 	struct btf *btf;
 
 	pthread_mutex_lock(&btf_lock);
-	if (!refs++) {
+	if (!refs++)
 		vmlinux_btf = btf__load_vmlinux_btf();
-	}
 	btf = vmlinux_btf;
 	pthread_mutex_unlock(&btf_lock);
 	return btf;

@@ -136,7 +136,6 @@ int ringside_session_open(const struct ringside_session_opts *opts,
 	return 0;
 }
 
-
 const struct rs_collector *rs_session_collector(const struct ringside_session *s,
 						const struct rs_collector_ops *ops)
 {

@@ -128,8 +128,12 @@ static int gcm_load(struct rs_collector *c)
 	 * them. A label set takes its counters row and a row per histogram slot
 	 * it fills; 16 covers the message sizes and durations a process shows.
 	 */
-	if (g->aggregate && g->label_sets > RS_GCM_AGG_MAX_ENTRIES / 16)
-		bpf_map__set_max_entries(g->skel->maps.gcm_agg, g->label_sets * 16);
+	if (g->aggregate && g->label_sets > RS_GCM_AGG_MAX_ENTRIES / 16) {
+		uint64_t rows = (uint64_t)g->label_sets * 16;
+
+		/* A cap well inside what a hash map may be sized to (2^31 entries). */
+		bpf_map__set_max_entries(g->skel->maps.gcm_agg, rows < (1u << 24) ? (uint32_t)rows : 1u << 24);
+	}
 	/* Load only the programs some library needs, and what a Go program
 	 * starting later would. */
 	bpf_object__for_each_program(p, g->skel->obj) {

@@ -300,12 +300,13 @@ static __always_inline void count_trigger(const struct rcl_state *st, __u64 ns)
 static __always_inline void emit(struct rcl_state *st)
 {
 	struct rs_reclaim_event *ev;
-	__u64 now = bpf_ktime_get_ns();
+	/* One clock reading: the totals, the agent's rows and the record agree. */
+	__u64 ns = bpf_ktime_get_ns() - st->start_ns;
 
-	count_total(st, now - st->start_ns);
+	count_total(st, ns);
 	st->open = 0;
 	if (aggregate) {
-		count_trigger(st, now - st->start_ns);
+		count_trigger(st, ns);
 		return;
 	}
 	ev = rs_reserve(sizeof(*ev), RS_EV_RECLAIM);
@@ -314,7 +315,7 @@ static __always_inline void emit(struct rcl_state *st)
 	/* Everything after the header comes from the task's draft. */
 	__builtin_memcpy((char *)ev + sizeof(ev->hdr), (char *)&st->ev + sizeof(st->ev.hdr),
 			 sizeof(*ev) - sizeof(ev->hdr));
-	ev->duration_ns = ev->hdr.ts_ns - st->start_ns;
+	ev->duration_ns = ns;
 	rs_submit(ev, false);
 }
 

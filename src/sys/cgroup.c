@@ -23,8 +23,7 @@ int rs_cgroup_subsys_id(const char *controller)
 	if (snprintf(want, sizeof(want), "%s_cgrp_id", controller) >= (int)sizeof(want))
 		return -EINVAL;
 	btf = rs_kernel_btf_get();
-	if (!btf)
-	{
+	if (!btf) {
 		rs_kernel_btf_put();
 		return -RINGSIDE_ERR_NOBTF;
 	}

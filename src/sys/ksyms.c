@@ -9,8 +9,8 @@
 
 /*
  * Only the tagged functions are kept, each with its end: the lowest text
- * symbol above its start, found in the same pass. (Keeping every text
- * symbol to look the end up later cost megabytes for a dozen functions.)
+ * symbol above its start, found once the whole file is read. (Keeping every
+ * text symbol for lookups cost megabytes for a dozen functions.)
  */
 struct rs_ksyms {
 	struct rs_ksym_range *ranges;	/* sorted by rank, then start */
@@ -166,16 +166,4 @@ const struct rs_ksym_range *rs_ksyms_ranges(const struct rs_ksyms *ks, size_t *n
 {
 	*n = ks ? ks->n : 0;
 	return ks ? ks->ranges : NULL;
-}
-
-int rs_ksyms_range(const struct rs_ksyms *ks, const char *name, uint64_t *start, uint64_t *end)
-{
-	for (size_t i = 0; ks && i < ks->n; i++) {
-		if (!strcmp(ks->tags[ks->ranges[i].rank].name, name)) {
-			*start = ks->ranges[i].start;
-			*end = ks->ranges[i].end;
-			return 0;
-		}
-	}
-	return -ENOENT;
 }

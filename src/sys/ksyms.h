@@ -36,7 +36,5 @@ uint8_t rs_ksyms_tag(const struct rs_ksyms *ks, uint64_t ip);
 uint8_t rs_ksyms_stack_tag(const struct rs_ksyms *ks, const __u64 *ips, unsigned int n);
 /* Every tagged function found, best rank first (a name may be several static functions). */
 const struct rs_ksym_range *rs_ksyms_ranges(const struct rs_ksyms *ks, size_t *n);
-/* [start, end) of a function (its first instance); -ENOENT when absent. */
-int rs_ksyms_range(const struct rs_ksyms *ks, const char *name, uint64_t *start, uint64_t *end);
 
 #endif

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const __u64 stack[] = { 0xffffffff81000000ULL, 0xffffffffc0001234ULL, 0, ~0ULL };
 	FILE *f = fmemopen((void *)data, size ? size : 1, "r");
 	struct rs_ksyms *ks = NULL;
-	uint64_t start, end;
+	size_t n;
 
 	if (!f)
 		return 0;
@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!rs_ksyms_parse(f, tags, sizeof(tags) / sizeof(tags[0]), &ks)) {
 		rs_ksyms_tag(ks, stack[0]);
 		rs_ksyms_stack_tag(ks, stack, 4);
-		rs_ksyms_range(ks, "btrfs_balance", &start, &end);
+		rs_ksyms_ranges(ks, &n);
 		rs_ksyms_free(ks);
 	}
 	fclose(f);

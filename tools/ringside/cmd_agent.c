@@ -120,7 +120,8 @@ static int on_event(void *ctx, const struct rs_event_hdr *ev, size_t size)
 		bool known = !ringside_btrfs_fs_of_fsid(b->fsid, &fs);
 
 		fprintf(stderr, "ringside: btrfs %s: %s block group %llu (%llu bytes used) on %s\n",
-			ringside_btrfs_kind_name(b->kind), ringside_btrfs_type_name(ringside_btrfs_flags_type(b->flags)),
+			ringside_btrfs_kind_name(b->kind),
+			ringside_btrfs_type_name(ringside_btrfs_flags_type(b->flags)),
 			(unsigned long long)b->bytenr, (unsigned long long)b->used,
 			known ? fs.mountpoint : "an unmounted btrfs");
 	}
