@@ -53,7 +53,7 @@ BPF_SRCS  := $(wildcard src/*/*.bpf.c)
 BPF_NAMES := $(notdir $(BPF_SRCS:.bpf.c=))
 BPF_OBJS  := $(patsubst %,$(OUT)/bpf/%.bpf.o,$(BPF_NAMES))
 SKELS     := $(patsubst %,$(OUT)/%.skel.h,$(BPF_NAMES))
-vpath %.bpf.c $(SRC_DIRS)
+vpath %.bpf.c $(SRC_DIRS) bench
 LIB_SRCS  := $(filter-out %.bpf.c,$(wildcard src/*/*.c))
 LIB_OBJS  := $(patsubst src/%.c,$(OUT)/lib/%.o,$(LIB_SRCS))
 CLI_SRCS  := $(wildcard tools/ringside/*.c)
@@ -63,8 +63,11 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 PROG_SRCS := $(wildcard tests/progs/*.c)
 PROG_BINS := $(patsubst tests/progs/%.c,$(OUT)/tests/progs/%,$(PROG_SRCS)) \
              $(OUT)/tests/progs/gcm_go $(OUT)/tests/progs/gcm_go_stripped $(OUT)/tests/progs/nogcm_go
-BENCH_SRCS:= $(wildcard bench/*.c)
+BENCH_SRCS:= $(filter-out %.bpf.c,$(wildcard bench/*.c))
 BENCH_BINS:= $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
+# Benches' own BPF programs (the ring-buffer bench's producer), built as the
+# library's are but not part of it.
+BENCH_SKELS := $(patsubst bench/%.bpf.c,$(OUT)/%.skel.h,$(wildcard bench/*.bpf.c))
 
 LIB_A     := $(OUT)/libringside.a
 LIB_SO    := $(OUT)/libringside.so.$(VERSION)
@@ -206,7 +209,7 @@ demo:
 demo-run: all $(PROG_BINS)
 	@OUT=$(OUT) tools/demo.sh
 
-$(OUT)/bench/%: bench/%.c tests/frozen_child.h $(LIB_A)
+$(OUT)/bench/%: bench/%.c tests/frozen_child.h $(LIB_A) | $(BENCH_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS) -lm $(PROG_LIBS_$*)
 

@@ -13,6 +13,10 @@
  *	ringside_json_str(&j, NULL, frame);	(NULL key: an array element)
  *	ringside_json_close(&j);
  *	ringside_json_end(&j);			(closes what is open, then "}\n")
+ *
+ * A record is assembled in a per-thread buffer and written to its FILE in
+ * one piece by ringside_json_end() (a very long one in several), so a record
+ * begun must be ended; bytes for another FILE first flush what is pending.
  */
 #ifndef RINGSIDE_JSON_H
 #define RINGSIDE_JSON_H

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The JSON writer: escaping, UTF-8 repair, nesting, numbers. */
 #include <math.h>
+#include <stdint.h>
 
 #include "ringside/json.h"
 #include "unit.h"
@@ -73,9 +74,61 @@ static void escaping(void)
 		     "\"comm\":\"0123456789abcdef\",\"null\":\"\"}");
 }
 
+static void numbers(struct ringside_json *j)
+{
+	ringside_json_i64(j, "min", INT64_MIN);
+	ringside_json_u64(j, "zero", 0);
+	ringside_json_i64(j, "zero_i", 0);
+	ringside_json_double(j, "huge", 1e300, 0);
+}
+
+/*
+ * Records are built in a per-thread buffer: one longer than the buffer, and
+ * records to two FILEs interleaved member by member, still come out whole
+ * and in call order.
+ */
+static void buffering(void)
+{
+	static char big_in[20000], big_out[20100], a[256], b[256];
+	char want[40], huge[512];
+	struct ringside_json ja, jb;
+	FILE *f, *fa, *fb;
+
+	/* The fallback past the formatting buffer: as printf writes it. */
+	snprintf(huge, sizeof(huge), "{\"min\":-9223372036854775808,\"zero\":0,\"zero_i\":0,"
+		 "\"huge\":%.0f}", 1e300);
+	CHECK_EQ_STR(written(numbers), huge);
+	memset(big_in, 'x', sizeof(big_in) - 1);
+	f = fmemopen(big_out, sizeof(big_out), "w");
+	ringside_json_begin(&ja, f);
+	ringside_json_str(&ja, "s", big_in);
+	ringside_json_u64(&ja, "n", 7);
+	ringside_json_end(&ja);
+	fclose(f);
+	CHECK_EQ_INT(strlen(big_out), 6 + 19999 + 8 + 1);
+	CHECK_EQ_INT(strncmp(big_out + 6 + 19999, "\",\"n\":7}\n", 8), 0);
+	fa = fmemopen(a, sizeof(a), "w");
+	fb = fmemopen(b, sizeof(b), "w");
+	ringside_json_begin(&ja, fa);
+	ringside_json_begin(&jb, fb);
+	for (int i = 0; i < 3; i++) {
+		ringside_json_u64(&ja, i == 0 ? "a0" : i == 1 ? "a1" : "a2", (uint64_t)i);
+		ringside_json_u64(&jb, i == 0 ? "b0" : i == 1 ? "b1" : "b2", (uint64_t)i);
+	}
+	ringside_json_end(&ja);
+	ringside_json_end(&jb);
+	fclose(fa);
+	fclose(fb);
+	snprintf(want, sizeof(want), "{\"a0\":0,\"a1\":1,\"a2\":2}\n");
+	CHECK_EQ_STR(a, want);
+	snprintf(want, sizeof(want), "{\"b0\":0,\"b1\":1,\"b2\":2}\n");
+	CHECK_EQ_STR(b, want);
+}
+
 int main(void)
 {
 	RUN(basic);
 	RUN(escaping);
+	RUN(buffering);
 	UNIT_EXIT();
 }

@@ -443,6 +443,9 @@ int cli_run(struct cli_loop *l)
 	if (l->summary)
 		l->summary(l->ctx, now_s() - start, true);
 	ringside_session_stats(l->s, &st);
+	if (l->o->verbose)
+		fprintf(stderr, "ringside: records read: %llu (%llu bytes)\n",
+			(unsigned long long)st.events, (unsigned long long)st.bytes);
 	if (st.lost) {
 		if (l->o->json)
 			cli_json_count("lost", "events", st.lost);
