@@ -34,6 +34,17 @@ struct ringside_resolver_opts {
 	unsigned int vma_ttl_ms;	/* cached VMAs trusted this long; 0: 1000 */
 	enum ringside_procmaps_mode mode; /* AUTO: ioctl, text only without it */
 	int want_build_id;		/* fetch build IDs with each VMA */
+	enum ringside_batch_policy {
+		/*
+		 * ringside_normalize() asks PROCMAP_QUERY per VMA a batch
+		 * touches, and switches to one read of the maps text once
+		 * the batch's misses so far predict that the read is cheaper
+		 * (from query and per-line costs it measures as it goes).
+		 */
+		RINGSIDE_BATCH_AUTO = 0,
+		RINGSIDE_BATCH_QUERY,		/* never read the text */
+		RINGSIDE_BATCH_SNAPSHOT,	/* read the text at the first miss */
+	} batch;
 };
 
 struct ringside_sym {

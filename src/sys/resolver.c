@@ -25,6 +25,7 @@
 #include "ringside/resolve.h"
 #include "symtab.h"
 #include "proc_stat.h"
+#include "procmaps_int.h"
 
 struct file_key {
 	uint8_t build_id[RINGSIDE_BUILD_ID_MAX];
@@ -57,6 +58,7 @@ struct proc_entry {
 	size_t nvmas, cap;
 	uint64_t loaded_ms;
 	uint64_t last_use;
+	size_t snapshot_vmas;	/* VMAs in its last text read; 0: never read */
 };
 
 struct ringside_resolver {
@@ -67,6 +69,15 @@ struct ringside_resolver {
 	uint64_t clock;		/* LRU counter */
 	struct ringside_resolver_stats st;
 	struct proc_entry *last;	/* fast path for runs of one pid */
+	/*
+	 * What a batch's VMA misses cost, measured as they happen: a queried
+	 * miss, and a VMA of one read of the maps text, caching included
+	 * (means: single costs vary several-fold; no read measured yet, a
+	 * default ratio to the query stands in).
+	 */
+	struct cost_mean {
+		double total_ns, count;
+	} query_cost, line_cost;
 };
 
 static uint64_t now_ms(void)
@@ -229,6 +240,28 @@ static struct cached_vma *vma_lookup(struct proc_entry *p, uint64_t addr)
 	return NULL;
 }
 
+/* A cache entry for v, owning name (freed here on failure). */
+static struct cached_vma *cached_new(const struct ringside_vma *v, char *name)
+{
+	struct cached_vma *cv = calloc(1, sizeof(*cv));
+
+	if (!cv) {
+		free(name);
+		return NULL;
+	}
+	cv->m.start = v->start;
+	cv->m.end = v->end;
+	cv->m.offset = v->offset;
+	cv->m.inode = v->inode;
+	cv->m.dev_major = v->dev_major;
+	cv->m.dev_minor = v->dev_minor;
+	cv->m.flags = v->flags;
+	cv->m.build_id_size = v->build_id_size;
+	memcpy(cv->m.build_id, v->build_id, sizeof(cv->m.build_id));
+	cv->m.name = name;
+	return cv;
+}
+
 static struct cached_vma *vma_insert(struct proc_entry *p, const struct ringside_vma *v)
 {
 	struct cached_vma *cv;
@@ -255,23 +288,11 @@ static struct cached_vma *vma_insert(struct proc_entry *p, const struct ringside
 		p->vmas = n;
 		p->cap = cap;
 	}
-	cv = calloc(1, sizeof(*cv));
-	if (!cv) {
-		free(name);
+	cv = cached_new(v, name);
+	if (!cv)
 		return NULL;
-	}
 	memmove(&p->vmas[pos + 1], &p->vmas[pos], (p->nvmas - pos) * sizeof(*p->vmas));
 	p->vmas[pos] = cv;
-	cv->m.start = v->start;
-	cv->m.end = v->end;
-	cv->m.offset = v->offset;
-	cv->m.inode = v->inode;
-	cv->m.dev_major = v->dev_major;
-	cv->m.dev_minor = v->dev_minor;
-	cv->m.flags = v->flags;
-	cv->m.build_id_size = v->build_id_size;
-	memcpy(cv->m.build_id, v->build_id, sizeof(cv->m.build_id));
-	cv->m.name = name;
 	p->nvmas++;
 	return cv;
 }
@@ -429,6 +450,230 @@ static int query_vma(struct ringside_resolver *r, struct proc_entry *p, uint64_t
 	return ringside_procmaps_query(p->pm, addr, flags, v);
 }
 
+/* Monotonic ns, for the batch cost model. */
+static double mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Count n more events costing ns in all; old ones weigh less over time. */
+static void cost_add(struct cost_mean *c, double ns, double n)
+{
+	if (c->count > 1e6) {
+		c->total_ns /= 2;
+		c->count /= 2;
+	}
+	c->total_ns += ns;
+	c->count += n;
+}
+
+static double cost_ns(const struct cost_mean *c)
+{
+	return c->count ? c->total_ns / c->count : 0;
+}
+
+/* The cache merged with one read of the maps text, both sorted by start. */
+struct snapshot {
+	struct proc_entry *p;
+	struct cached_vma **merged;
+	size_t n, cap, old_i, lines;
+	int err;
+};
+
+static bool snap_push(struct snapshot *sn, struct cached_vma *cv)
+{
+	if (sn->n == sn->cap) {
+		size_t cap = sn->cap ? sn->cap * 2 : 256;
+		struct cached_vma **m = realloc(sn->merged, cap * sizeof(*m));
+
+		if (!m)
+			return false;
+		sn->merged = m;
+		sn->cap = cap;
+	}
+	sn->merged[sn->n++] = cv;
+	return true;
+}
+
+static int snap_add(void *ctx, const struct ringside_vma *v)
+{
+	struct snapshot *sn = ctx;
+	struct proc_entry *p = sn->p;
+	struct cached_vma *cv;
+	char *name;
+
+	sn->lines++;
+	/* Cached entries before it go first; they are never freed here. */
+	while (sn->old_i < p->nvmas && p->vmas[sn->old_i]->m.end <= v->start)
+		if (!snap_push(sn, p->vmas[sn->old_i++]))
+			return sn->err = -ENOMEM;
+	/* Overlapping a cached entry (pointers to it may be out): keep that one. */
+	if (sn->old_i < p->nvmas && p->vmas[sn->old_i]->m.start < v->end)
+		return 0;
+	name = strdup(v->name);
+	cv = name ? cached_new(v, name) : NULL;
+	if (!cv || !snap_push(sn, cv)) {
+		if (cv) {
+			free((char *)cv->m.name);
+			free(cv);
+		}
+		return sn->err = -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Read the maps text once and cache every VMA in it: what a batch that
+ * touches most VMAs costs least with. Entries already cached stay where
+ * they are, so mapping pointers handed out earlier in a batch stay valid.
+ */
+static int snapshot_vmas(struct ringside_resolver *r, struct proc_entry *p)
+{
+	uint32_t flags = r->opts.want_build_id ? RINGSIDE_QUERY_BUILD_ID : 0;
+	struct snapshot sn = { .p = p };
+	double t0 = mono_ns();
+	int err = rs_procmaps_text_foreach(p->pm, flags, snap_add, &sn);
+
+	while (!err && !sn.err && sn.old_i < p->nvmas)
+		if (!snap_push(&sn, p->vmas[sn.old_i++]))
+			sn.err = -ENOMEM;
+	if (err || sn.err) {
+		/* Drop what was made here; the cached entries are untouched. */
+		for (size_t i = 0; i < sn.n; i++) {
+			bool old = false;
+
+			for (size_t k = 0; k < p->nvmas && !old; k++)
+				old = p->vmas[k] == sn.merged[i];
+			if (!old) {
+				free((char *)sn.merged[i]->m.name);
+				free(sn.merged[i]);
+			}
+		}
+		free(sn.merged);
+		return err ? err : sn.err;
+	}
+	free(p->vmas);
+	p->vmas = sn.merged;
+	p->nvmas = sn.n;
+	p->cap = sn.cap;
+	p->snapshot_vmas = sn.lines ? sn.lines : 1;
+	cost_add(&r->line_cost, mono_ns() - t0, (double)sn.lines);
+	return 0;
+}
+
+/* A text read per VMA costs this fraction of a query until one was measured. */
+#define SNAPSHOT_LINE_RATIO 0.4
+/* Misses a batch must have had before they are taken as a trend. */
+#define SNAPSHOT_MIN_MISSES 8
+/*
+ * Gaps between a batch's VMAs walked to see how many VMAs it skips: at least
+ * the first, up to the most while the answer is within the margin.
+ */
+#define GAP_SAMPLES_MIN 4
+#define GAP_SAMPLES_MAX 32
+#define GAP_MARGIN 1.3
+#define GAP_WALK_MAX 8
+
+/* What one ringside_normalize() call has seen of the process's VMAs. */
+struct batch_model {
+	unsigned int misses;	/* VMAs it had to ask for */
+	unsigned int gaps, hidden;	/* gaps walked, VMAs found in them */
+	unsigned int walk_max;	/* how far the next walk goes */
+	uint64_t prev_end;	/* end of the VMA of its last miss */
+	bool snapped;		/* the whole text was read: a miss is a gap */
+};
+
+enum miss_action { MISS_QUERY, MISS_WALK_GAP, MISS_SNAPSHOT };
+
+/*
+ * How to answer a miss: query it, walk the gap before it (learning how many
+ * VMAs the batch skips over), or read the whole maps text now because that
+ * costs less than querying the misses the rest of the batch is expected to
+ * have. Those come from the batch's miss rate so far; the text's size from
+ * the last read of it, or, never read, from the VMAs the batch is expected
+ * to touch times the VMAs found between them.
+ */
+static enum miss_action miss_action(const struct ringside_resolver *r, const struct proc_entry *p,
+				    struct batch_model *bm, size_t done, size_t n)
+{
+	double query_ns = r->query_cost.count ? cost_ns(&r->query_cost) : 1000;
+	double line_ns = r->line_cost.count ? cost_ns(&r->line_cost) : SNAPSHOT_LINE_RATIO * query_ns;
+	double ahead, vmas, gain;
+
+	if (r->opts.batch == RINGSIDE_BATCH_QUERY)
+		return MISS_QUERY;
+	if (r->opts.batch == RINGSIDE_BATCH_SNAPSHOT)
+		return MISS_SNAPSHOT;
+	/* The first miss is queried: in AUTO mode that query tells which kind of handle this is. */
+	if (!bm->misses)
+		return MISS_QUERY;
+	/* Without PROCMAP_QUERY every miss would read the whole text. */
+	if (!ringside_procmaps_uses_ioctl(p->pm))
+		return MISS_SNAPSHOT;
+	if (bm->misses < SNAPSHOT_MIN_MISSES)
+		return MISS_QUERY;
+	ahead = (double)bm->misses / (double)(done + 1) * (double)(n - done);
+	vmas = bm->misses + ahead;
+	/* Even if the batch touched every VMA, the queries would cost less. */
+	if (ahead * query_ns <= vmas * line_ns)
+		return MISS_QUERY;
+	if (p->snapshot_vmas)
+		return ahead * query_ns > p->snapshot_vmas * line_ns ? MISS_SNAPSHOT : MISS_QUERY;
+	/*
+	 * Past twice the VMAs per gap at which the read stops paying, a walk
+	 * has learned enough: it stops there, spending few queries on a batch
+	 * that skips many VMAs.
+	 */
+	gain = ahead * query_ns / (vmas * line_ns);
+	bm->walk_max = (unsigned int)(2 * (gain - 1)) + 1;
+	if (bm->walk_max > GAP_WALK_MAX)
+		bm->walk_max = GAP_WALK_MAX;
+	if (bm->gaps < GAP_SAMPLES_MIN)
+		return MISS_WALK_GAP;
+	gain /= 1.0 + (double)bm->hidden / bm->gaps;
+	if (gain > GAP_MARGIN)
+		return MISS_SNAPSHOT;
+	if (gain < 1 / GAP_MARGIN)
+		return MISS_QUERY;
+	if (bm->gaps < GAP_SAMPLES_MAX)
+		return MISS_WALK_GAP;
+	return gain > 1 ? MISS_SNAPSHOT : MISS_QUERY;
+}
+
+/*
+ * Answer the miss at addr by walking from the previous miss's VMA: the VMAs
+ * passed on the way are ones the batch skips. The last answer is addr's own
+ * VMA (or the next), as a query at addr would give. A walk that reaches its
+ * bound counts the bound and leaves the miss to a query.
+ */
+static int walk_gap(struct ringside_resolver *r, struct proc_entry *p, struct batch_model *bm,
+		    uint64_t addr, struct ringside_vma *v)
+{
+	uint32_t flags = (r->opts.want_build_id ? RINGSIDE_QUERY_BUILD_ID : 0) |
+			 RINGSIDE_QUERY_COVERING_OR_NEXT;
+	uint64_t from = bm->prev_end;
+	unsigned int hidden = 0;
+	int err = 0;
+
+	while (hidden < bm->walk_max) {
+		r->st.vma_queries++;
+		err = ringside_procmaps_query(p->pm, from, flags, v);
+		if (err || v->end > addr)
+			break;
+		hidden++;
+		from = v->end;
+	}
+	bm->gaps++;
+	bm->hidden += hidden;
+	/* Failed (the query at addr tells how), or stopped short of addr. */
+	if (err || v->end <= addr)
+		return query_vma(r, p, addr, v);
+	return 0;
+}
+
 static void fill_mapping(const struct cached_vma *cv, uint64_t addr, struct ringside_sym *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -534,6 +779,7 @@ int ringside_normalize(struct ringside_resolver *r, pid_t pid, const uint64_t *a
 {
 	const struct cached_vma *cv = NULL;
 	struct ringside_vma *v = NULL;
+	struct batch_model bm = { 0 };
 	int err = 0, mapped = 0, restarted = 0;
 	/* The cache is checked and aged once: entries handed out below must stay. */
 	struct proc_entry *p = proc_current(r, pid, &err);
@@ -548,42 +794,65 @@ int ringside_normalize(struct ringside_resolver *r, pid_t pid, const uint64_t *a
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a = addrs[i];
 
-		if (!cv || a < cv->m.start || a >= cv->m.end) {
+		if (!cv || a < cv->m.start || a >= cv->m.end)
 			cv = vma_lookup(p, a);
-			if (!cv) {
-				uint64_t reloads = r->st.proc_reloads;
+		if (!cv && !bm.snapped) {
+			enum miss_action act = miss_action(r, p, &bm, i, n);
+			uint64_t reloads = r->st.proc_reloads;
+			double t0;
 
-				if (!v && !(v = malloc(sizeof(*v)))) {
+			/* Failing (it exited or exec'd), the text leaves the miss to a query. */
+			if (act == MISS_SNAPSHOT && !snapshot_vmas(r, p)) {
+				bm.snapped = true;
+				cv = vma_lookup(p, a);
+				goto found;
+			}
+			if (!v && !(v = malloc(sizeof(*v)))) {
+				err = -ENOMEM;
+				break;
+			}
+			t0 = mono_ns();
+			if (act == MISS_WALK_GAP && a >= bm.prev_end) {
+				err = walk_gap(r, p, &bm, a, v);
+			} else {
+				err = query_vma(r, p, a, v);
+				act = MISS_QUERY;
+			}
+			bm.misses++;
+			/* It exec'd meanwhile: what mapping[] holds so far is gone. */
+			if (r->st.proc_reloads != reloads && i) {
+				if (restarted++) {
+					err = -EAGAIN;
+					break;
+				}
+				i = (size_t)-1;
+				mapped = 0;
+				bm = (struct batch_model){ 0 };
+				cv = NULL;
+				continue;
+			}
+			if (err == -ENOENT) {
+				err = 0;
+			} else if (err) {
+				break;
+			} else {
+				bm.prev_end = v->end;
+				cv = vma_insert(p, v);
+				if (!cv) {
 					err = -ENOMEM;
 					break;
 				}
-				err = query_vma(r, p, a, v);
-				/* It exec'd meanwhile: what mapping[] holds so far is gone. */
-				if (r->st.proc_reloads != reloads && i) {
-					if (restarted++) {
-						err = -EAGAIN;
-						break;
-					}
-					i = (size_t)-1;
-					mapped = 0;
-					cv = NULL;
-					continue;
+				/* What a queried miss costs, caching included. */
+				if (act == MISS_QUERY) {
+					double took = mono_ns() - t0;
+
+					cost_add(&r->query_cost, took, 1);
 				}
-				if (err == -ENOENT) {
-					err = 0;
-				} else if (err) {
-					break;
-				} else {
-					cv = vma_insert(p, v);
-					if (!cv) {
-						err = -ENOMEM;
-						break;
-					}
-				}
-				if (cv && (a < cv->m.start || a >= cv->m.end))
-					cv = NULL;	/* a gap: the next VMA got cached */
 			}
+			if (cv && (a < cv->m.start || a >= cv->m.end))
+				cv = NULL;	/* a gap: the next VMA got cached */
 		}
+found:
 		if (cv) {
 			/*
 			 * The run of addresses inside this VMA, with its bounds in

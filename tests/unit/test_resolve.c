@@ -13,6 +13,7 @@
 #include "ringside/ringside.h"
 #include "ringside/resolve.h"
 #include "unit.h"
+#include "../frozen_child.h"
 
 __attribute__((noinline)) int resolve_known_function(int x)
 {
@@ -307,6 +308,107 @@ static void not_permitted(void)
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+struct vma_list {
+	uint64_t start[4096], end[4096];
+	size_t n;
+};
+
+static int add_vma(void *ctx, const struct ringside_vma *v)
+{
+	struct vma_list *l = ctx;
+
+	if (l->n < 4096) {
+		l->start[l->n] = v->start;
+		l->end[l->n] = v->end;
+		l->n++;
+	}
+	return 0;
+}
+
+#define NORM_ADDRS 6000
+
+/* Normalize addrs with a fresh resolver of this policy; -errno or the mapped count. */
+static int normalize_with(pid_t pid, enum ringside_procmaps_mode mode, enum ringside_batch_policy batch,
+			  bool precache, const uint64_t *addrs, uint64_t *offs, uint64_t *starts,
+			  uint64_t *queries)
+{
+	struct ringside_resolver_opts o = { .sz = sizeof(o), .mode = mode, .batch = batch };
+	static const struct ringside_mapping *maps[NORM_ADDRS];
+	struct ringside_resolver_stats st;
+	struct ringside_resolver *r = NULL;
+	struct ringside_sym sym;
+	int ret;
+
+	CHECK_EQ_INT(ringside_resolver_new(&o, &r), 0);
+	/* VMAs cached before the batch must survive a text read merged around them. */
+	for (int i = 0; precache && i < NORM_ADDRS; i += 97)
+		ringside_resolve(r, pid, addrs[i], &sym);
+	ret = ringside_normalize(r, pid, addrs, NORM_ADDRS, offs, maps);
+	for (int i = 0; i < NORM_ADDRS; i++)
+		starts[i] = maps[i] ? maps[i]->start : 0;
+	ringside_resolver_stats(r, &st);
+	*queries = st.vma_queries;
+	ringside_resolver_free(r);
+	return ret;
+}
+
+/*
+ * A batch is answered alike whether the resolver queries each VMA, reads
+ * the whole text once, or chooses: for batches touching every VMA, every
+ * 4th VMA, or a few, with unmapped addresses among them, with and without
+ * VMAs cached beforehand, through PROCMAP_QUERY and through text alone.
+ */
+static void normalize_policies_agree(void)
+{
+	static uint64_t addrs[NORM_ADDRS], want_off[NORM_ADDRS], want_start[NORM_ADDRS];
+	static uint64_t off[NORM_ADDRS], start[NORM_ADDRS];
+	static struct vma_list l;
+	struct ringside_procmaps *pm;
+	pid_t pid = frozen_child_spawn(NULL, 2000);
+	static const size_t strides[] = { 1, 4, 500 };
+
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	l.n = 0;
+	CHECK_EQ_INT(ringside_procmaps_open(pid, RINGSIDE_PROCMAPS_TEXT, &pm), 0);
+	ringside_procmaps_foreach(pm, 0, add_vma, &l);
+	ringside_procmaps_close(pm);
+	CHECK(l.n > 2000);
+	for (size_t sh = 0; sh < sizeof(strides) / sizeof(strides[0]); sh++) {
+		size_t stride = strides[sh], k = 0;
+		uint64_t q_query, q;
+
+		/* Sorted: each chosen VMA's first and last byte, and the byte past its end. */
+		for (size_t i = 0; i < l.n && k + 3 <= NORM_ADDRS; i += stride) {
+			addrs[k++] = l.start[i];
+			addrs[k++] = l.end[i] - 1;
+			addrs[k++] = l.end[i];
+		}
+		while (k < NORM_ADDRS)
+			addrs[k++] = UINT64_MAX - 4096;	/* never mapped */
+		int mapped = normalize_with(pid, RINGSIDE_PROCMAPS_AUTO, RINGSIDE_BATCH_QUERY, false,
+					    addrs, want_off, want_start, &q_query);
+
+		CHECK(mapped > 0);
+		for (int pre = 0; pre < 2; pre++) {
+			CHECK_EQ_INT(normalize_with(pid, RINGSIDE_PROCMAPS_AUTO, RINGSIDE_BATCH_SNAPSHOT, pre,
+						    addrs, off, start, &q), mapped);
+			CHECK(!memcmp(off, want_off, sizeof(off)) && !memcmp(start, want_start, sizeof(start)));
+			/* One text read answers the whole batch: no query but the pre-cached ones. */
+			if (!pre)
+				CHECK_EQ_INT(q, 0);
+			CHECK_EQ_INT(normalize_with(pid, RINGSIDE_PROCMAPS_AUTO, RINGSIDE_BATCH_AUTO, pre,
+						    addrs, off, start, &q), mapped);
+			CHECK(!memcmp(off, want_off, sizeof(off)) && !memcmp(start, want_start, sizeof(start)));
+			CHECK_EQ_INT(normalize_with(pid, RINGSIDE_PROCMAPS_TEXT, RINGSIDE_BATCH_AUTO, pre,
+						    addrs, off, start, &q), mapped);
+			CHECK(!memcmp(off, want_off, sizeof(off)) && !memcmp(start, want_start, sizeof(start)));
+		}
+	}
+	frozen_child_reap(pid);
+}
+
 int main(void)
 {
 	RUN(pie_function_exact);
@@ -319,5 +421,6 @@ int main(void)
 	RUN(exec_drops_old_mappings);
 	RUN(bad_pids);
 	RUN(not_permitted);
+	RUN(normalize_policies_agree);
 	UNIT_EXIT();
 }
