@@ -89,6 +89,26 @@ for f in 1 2; do
 	kill -INT $fl_pid; wait $fl_pid
 done
 
+# ringside's own floor: a no-op program placed and linked as ringside's finish
+# probe is (uprobe_multi, a session skipping its return), from bench/probe_floor.
+declare -A fs fr
+floor_run() {	# mode, array to fill
+	mkfifo "$tmp/floor.in"
+	"$OUT/bench/probe_floor" "$1" <"$tmp/floor.in" >"$tmp/$1.out" 2>&1 &
+	local pid=$!
+	exec 3>"$tmp/floor.in"
+	if wait_for "$tmp/$1.out" "probe_floor: $1 "; then
+		for size in 16 64 1024 16384; do eval "$2[$size]=\$(run_loop $size)"; done
+	fi
+	exec 3>&-
+	wait $pid
+	rm -f "$tmp/floor.in"
+}
+if [ -x "$OUT/bench/probe_floor" ]; then
+	floor_run session fs
+	floor_run session-read fr
+fi
+
 printf '%-8s %11s %11s %11s %11s %11s %8s %8s %8s %8s\n' size untraced ringside agent bpftrace bt_count \
 	rs_ratio ag_ratio bt_ratio btc_ratio
 for size in 16 64 1024 16384; do
@@ -110,5 +130,12 @@ awk -v b=${base[16]} -v f1=${f1[16]} -v f2=${f2[16]} -v r=${rs[16]} -v a=${ag[16
 	printf "floor at 16 B: a no-op entry probe adds %.0f ns, a no-op entry+return pair %.0f ns\n", e, p
 	printf "as multiples of the one-entry floor: agent %.2f (1 hit), ringside %.2f (2), bpftrace script %.2f (3), bpftrace counter %.2f (2)\n",
 		(1e9 / a - 1e9 / b) / e, (1e9 / r - 1e9 / b) / e, (1e9 / t - 1e9 / b) / e, (1e9 / c - 1e9 / b) / e }' 
+if [ -n "${fs[16]:-}" ] && [ -n "${fr[16]:-}" ]; then
+	awk -v b=${base[16]} -v f=${fs[16]} -v r=${fr[16]} -v a=${ag[16]} 'BEGIN {
+		e = 1e9 / f - 1e9 / b; d = 1e9 / r - 1e9 / b; g = 1e9 / a - 1e9 / b
+		printf "ringside'"'"'s own floor at 16 B, where the agent probes: a no-op session adds %.0f ns, with the one 16-byte user read counting needs %.0f ns\n", e, d
+		printf "the agent (+%.0f ns) is %.2fx the no-op floor, %.2fx the floor with its read\n", g, g / e, g / d }'
+	head -1 "$tmp/session.out"
+fi
 ops=$(awk '/openssl/ && /seal/ {s += $6} END {print s + 0}' "$tmp/rs.out")
 echo "ringside counted $ops seals while tracing (summary rows of its own output)"

@@ -217,10 +217,22 @@ const volatile bool agent_mode = false;
  */
 const volatile bool count_only = false;
 
+/* Was this message timed? Counting only, OpenSSL's start is not probed. */
+static __always_inline bool msg_timed(const struct gcm_call *c)
+{
+	return !(count_only && c->lib == RS_GCM_LIB_OPENSSL);
+}
+
 /* A message's duration; 0 where nothing marked its start (counting only). */
 static __always_inline __u64 msg_latency(const struct gcm_call *c, __u64 now)
 {
-	return count_only && c->lib == RS_GCM_LIB_OPENSSL ? 0 : now - c->m.start_ns;
+	return msg_timed(c) ? now - c->m.start_ns : 0;
+}
+
+/* The same, reading the clock only for a timed message. */
+static __always_inline __u64 msg_latency_now(const struct gcm_call *c)
+{
+	return msg_timed(c) ? bpf_ktime_get_ns() - c->m.start_ns : 0;
 }
 
 struct {
@@ -346,11 +358,11 @@ static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 	__u32 size = sizeof(*ev);
 
 	if (agent_mode) {
-		count_agg(c, result, msg_latency(c, bpf_ktime_get_ns()));
+		count_agg(c, result, msg_latency_now(c));
 		if (result != RS_GCM_TAG_FAIL)
 			return;
 	} else {
-		count_total(c, result, msg_latency(c, bpf_ktime_get_ns()));
+		count_total(c, result, msg_latency_now(c));
 	}
 
 	if (want_stack)
@@ -504,30 +516,56 @@ int BPF_KPROBE(gcm_ossl_decrypt, void *gctx)
 	return 0;
 }
 
-/* CRYPTO_gcm128_tag() calls finish(ctx, NULL, 0): a NULL tag means seal. */
-static __always_inline void ossl_finish_enter(struct pt_regs *ctx, void *gctx, const void *tag)
+/*
+ * The message finish(gctx, tag) ends, into c; false when it is not traced.
+ * CRYPTO_gcm128_tag() calls finish(ctx, NULL, 0): a NULL tag means seal.
+ */
+static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, void *gctx, const void *tag,
+					    struct gcm_call *c)
 {
 	struct gcm_msg *m = msg_of(ctx, (__u64)gctx);
 	__u64 len[2] = {};
 
 	if (!m && count_only) {
 		if (!rs_filter_pass())
-			return;
+			return false;
 		handle_new(ctx, (__u64)gctx, 0, RS_GCM_F_KEY_UNKNOWN);
 		m = msg_of(ctx, (__u64)gctx);
 	}
 	if (!m || (!m->active && !count_only))
-		return;
+		return false;
 	m->active = 0;
-	if (count_only)
+	/* The caller is for a record: in agent mode only a checked tag can make one. */
+	if (count_only && (!agent_mode || tag))
 		m->caller = return_address(ctx);
 	bpf_probe_read_user(len, sizeof(len), gctx + OSSL_GCM_LEN_OFF);
 	m->aad = len[0];
 	m->payload = len[1];
 	m->dir = gcm_end_dir(GCM_END_OSSL_FINISH, m->dir, 0, tag != NULL);
-	call_park(ctx, m, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH);
+	c->m = *m;
+	c->handle = (__u64)gctx;
+	c->arg = 0;
+	c->lib_id = (__u32)bpf_get_attach_cookie(ctx);
+	c->depth = 0;
+	c->lib = RS_GCM_LIB_OPENSSL;
+	c->kind = GCM_CALL_FINISH;
+	c->end_call = 0;
 	if (count_only)
 		m->dir = RS_GCM_DIR_UNKNOWN;	/* what setiv resets otherwise */
+	return true;
+}
+
+/* Park the message finish() ends until its return gives the result. */
+static __always_inline void ossl_finish_enter(struct pt_regs *ctx, void *gctx, const void *tag)
+{
+	struct gcm_call msg, *c;
+
+	/* Untraced, the slot is left as it is: it may hold an outer call. */
+	if (!ossl_finish_msg(ctx, gctx, tag, &msg))
+		return;
+	c = call_slot(true);
+	if (c)
+		*c = msg;
 }
 
 SEC("uprobe")
@@ -566,14 +604,19 @@ extern bool bpf_session_is_return(void) __ksym __weak;
 SEC("uprobe")
 int BPF_KPROBE(gcm_ossl_fin_session, void *gctx, const void *tag)
 {
+	struct gcm_call c;
+
 	if (bpf_session_is_return()) {
 		ossl_finish_done(ctx, (int)PT_REGS_RC(ctx));
 		return 0;
 	}
-	ossl_finish_enter(ctx, gctx, tag);
-	if (tag)
+	if (tag) {
+		ossl_finish_enter(ctx, gctx, tag);
 		return 0;	/* the tag check's result comes at return */
-	ossl_finish_done(ctx, -1);
+	}
+	/* Ended here, never parked: no task storage on the path most messages take. */
+	if (ossl_finish_msg(ctx, gctx, tag, &c))
+		emit(ctx, &c, gcm_end_result(RS_GCM_LIB_OPENSSL, GCM_END_OSSL_FINISH, c.m.dir, -1), -1);
 	return 1;		/* nothing to wait for: no return probe */
 }
 
