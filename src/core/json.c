@@ -97,24 +97,25 @@ static bool plain(unsigned char c)
 	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
 }
 
+/* Plain runs are copied whole; only the rare other byte is looked at alone. */
 static void write_string(FILE *out, const char *s, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t n = strnlen((const char *)p, max);
+	size_t i = 0;
 
 	emit_c(out, '"');
-	for (size_t i = 0; i < n;) {
+	for (;;) {
 		size_t run = i, len;
 		char esc[8];
 
-		while (run < n && plain(p[run]))
+		while (run < max && plain(p[run]))
 			run++;
-		if (run > i) {
+		if (run > i)
 			emit(out, p + i, run - i);
-			i = run;
-			continue;
-		}
-		len = rs_utf8_len(p + i, n - i);
+		i = run;
+		if (i >= max || !p[i])
+			break;
+		len = rs_utf8_len(p + i, strnlen((const char *)p + i, max - i < 4 ? max - i : 4));
 		switch (p[i]) {
 		case '"': emit(out, "\\\"", 2); break;
 		case '\\': emit(out, "\\\\", 2); break;
