@@ -207,14 +207,15 @@ static __always_inline void *rs_reserve(__u32 size, __u16 type)
 }
 
 /*
- * The reader's position when this object last forced a wakeup. Under a flood
- * the ring stays above the watermark; forcing a wakeup on every record there
- * queued one irq_work per record (72 us per burst of 8 on these VMs, 8 times
- * slower than the reader itself). One forced wakeup per reader position is
- * enough: a woken reader drains to empty before it sleeps again, and an epoll
- * wakeup that finds the reader busy is kept on its ready list, not lost.
+ * Where the ring's producer stood when this object last forced a wakeup.
+ * Under a flood the ring stays above the watermark; forcing a wakeup on
+ * every record there queued an irq_work per record (72 us per burst of 8 on
+ * these VMs), and so did forcing one whenever the reader had moved, since a
+ * draining reader moves all the time. One forced wakeup per watermark's
+ * worth of records is enough: a sleeping reader is woken by the first, and
+ * one that fell asleep just after is woken by the next, a watermark later.
  */
-__u64 rs_woken_at_cons = ~0ULL;
+__u64 rs_woken_at_prod;
 
 /*
  * Submit a record; wake the reader only when enough has piled up, or at
@@ -222,21 +223,21 @@ __u64 rs_woken_at_cons = ~0ULL;
  */
 static __always_inline void rs_submit(void *rec, bool urgent)
 {
-	__u64 flags = 0, cons;
+	__u64 flags = 0, prod;
 
 	/*
 	 * The default only wakes a reader that had caught up, which after
 	 * suppressed wakeups it has not: past the threshold, force it, once
-	 * per reader position.
+	 * per threshold's worth of records.
 	 */
 	if (urgent) {
 		flags = BPF_RB_FORCE_WAKEUP;
 	} else if (rs_filter.wakeup_bytes) {
 		flags = BPF_RB_NO_WAKEUP;
 		if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= rs_filter.wakeup_bytes) {
-			cons = bpf_ringbuf_query(&events, BPF_RB_CONS_POS);
-			if (cons != rs_woken_at_cons) {
-				rs_woken_at_cons = cons;
+			prod = bpf_ringbuf_query(&events, BPF_RB_PROD_POS);
+			if (prod - rs_woken_at_prod >= rs_filter.wakeup_bytes) {
+				rs_woken_at_prod = prod;
 				flags = BPF_RB_FORCE_WAKEUP;
 			}
 		}
