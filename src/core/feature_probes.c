@@ -108,12 +108,17 @@ static void close_later(int fd)
 		close(fd);
 }
 
-/* A libbpf link: a duplicate of its fd keeps it alive past libbpf's own, fast, close. */
+/*
+ * A libbpf link: a duplicate of its fd keeps it alive past libbpf's own, fast,
+ * close, and the duplicate is closed on a thread only after that: a thread
+ * that ran first left libbpf's close as the last one, 100 ms on this thread.
+ */
 static void destroy_link_later(struct bpf_link *link)
 {
-	if (link)
-		close_later(fcntl(bpf_link__fd(link), F_DUPFD_CLOEXEC, 0));
+	int dup = link ? fcntl(bpf_link__fd(link), F_DUPFD_CLOEXEC, 0) : -1;
+
 	bpf_link__destroy(link);
+	close_later(dup);
 }
 
 void rs_probe_links_released(void)

@@ -62,16 +62,29 @@ if patched; then want=yes; else want=no; fi
 # nanoseconds per request and the added cost as a multiple of its floor.
 if [ "$mode" = bench ]; then
 	T=/sys/kernel/tracing
-	seal() { kgcm_check bench "gcm(aes)" $1 $2 | awk '{print $4}'; }
+	# Every step is bounded: a stuck one is named on the console and its
+	# figure left out (the bench then fails), never a guest that hangs.
+	seal() {
+		timeout 300 kgcm_check bench "gcm(aes)" $1 $2 >/tmp/seal.out 2>&1 ||
+			echo "ringside-guest: bench step failed: kgcm_check $1 B: $(tail -1 /tmp/seal.out)" >/dev/console
+		awk '{print $4}' /tmp/seal.out
+	}
 	traced() {	# variant size count
 		echo "ringside-guest: bench step ringside $1 $2 B" >/dev/console
 		off=
 		[ $1 = kprobe ] && off=fentry
 		RINGSIDE_FEATURES_OFF=$off ringside gcm --kernel --comm kgcm_check >/dev/null 2>/tmp/b.err &
 		tr=$!
-		wait_for /tmp/b.err 'tracing kernel'
+		wait_for /tmp/b.err 'tracing kernel' ||
+			echo "ringside-guest: bench step failed: ringside $1 did not start: $(tail -1 /tmp/b.err)" >/dev/console
 		seal $2 $3
 		kill -INT $tr
+		i=0
+		while kill -0 $tr 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+		if kill -0 $tr 2>/dev/null; then
+			echo "ringside-guest: bench step failed: ringside $1 still running 60 s after SIGINT: $(tail -1 /tmp/b.err)" >/dev/console
+			kill -9 $tr
+		fi
 		wait $tr
 	}
 	floor() {	# kind size count
