@@ -187,13 +187,10 @@ static __always_inline void handle_drop(void *ctx, __u64 handle)
 	bpf_map_delete_elem(&gcm_handles, &k);
 }
 
-static __always_inline struct gcm_call *call_park(void *ctx, const struct gcm_msg *m,
-						  __u64 handle, __u64 arg, __u8 lib, __u8 kind)
+/* A call's state: the message (NULL: none yet), what it works on, which library. */
+static __always_inline void call_fill(void *ctx, struct gcm_call *c, const struct gcm_msg *m,
+				      __u64 handle, __u64 arg, __u8 lib, __u8 kind)
 {
-	struct gcm_call *c = call_slot(true);
-
-	if (!c)
-		return NULL;
 	c->handle = handle;
 	c->arg = arg;
 	c->lib_id = (__u32)bpf_get_attach_cookie(ctx);
@@ -205,6 +202,15 @@ static __always_inline struct gcm_call *call_park(void *ctx, const struct gcm_ms
 		c->m = *m;
 	else
 		__builtin_memset(&c->m, 0, sizeof(c->m));
+}
+
+static __always_inline struct gcm_call *call_park(void *ctx, const struct gcm_msg *m,
+						  __u64 handle, __u64 arg, __u8 lib, __u8 kind)
+{
+	struct gcm_call *c = call_slot(true);
+
+	if (c)
+		call_fill(ctx, c, m, handle, arg, lib, kind);
 	return c;
 }
 
@@ -542,14 +548,7 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, void *gctx, con
 	m->aad = len[0];
 	m->payload = len[1];
 	m->dir = gcm_end_dir(GCM_END_OSSL_FINISH, m->dir, 0, tag != NULL);
-	c->m = *m;
-	c->handle = (__u64)gctx;
-	c->arg = 0;
-	c->lib_id = (__u32)bpf_get_attach_cookie(ctx);
-	c->depth = 0;
-	c->lib = RS_GCM_LIB_OPENSSL;
-	c->kind = GCM_CALL_FINISH;
-	c->end_call = 0;
+	call_fill(ctx, c, m, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH);
 	if (count_only)
 		m->dir = RS_GCM_DIR_UNKNOWN;	/* what setiv resets otherwise */
 	return true;

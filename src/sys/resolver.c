@@ -541,16 +541,18 @@ static int snapshot_vmas(struct ringside_resolver *r, struct proc_entry *p)
 		if (!snap_push(&sn, p->vmas[sn.old_i++]))
 			sn.err = -ENOMEM;
 	if (err || sn.err) {
-		/* Drop what was made here; the cached entries are untouched. */
-		for (size_t i = 0; i < sn.n; i++) {
-			bool old = false;
-
-			for (size_t k = 0; k < p->nvmas && !old; k++)
-				old = p->vmas[k] == sn.merged[i];
-			if (!old) {
-				free((char *)sn.merged[i]->m.name);
-				free(sn.merged[i]);
+		/*
+		 * Drop what was made here; the cached entries are untouched.
+		 * Both lists are in start order, so the old ones come up in
+		 * the merged list in their own order: one walk tells them apart.
+		 */
+		for (size_t i = 0, k = 0; i < sn.n; i++) {
+			if (k < p->nvmas && sn.merged[i] == p->vmas[k]) {
+				k++;
+				continue;
 			}
+			free((char *)sn.merged[i]->m.name);
+			free(sn.merged[i]);
 		}
 		free(sn.merged);
 		return err ? err : sn.err;
