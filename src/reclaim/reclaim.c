@@ -88,7 +88,7 @@ static const struct rs_part reclaim_parts[] = {
 };
 
 /* Agent mode: the kernel tells triggers from the same functions the records are read with. */
-static void set_trigger_ranges(struct rs_reclaim *r)
+static void set_trigger_ranges(struct rs_collector *c, struct rs_reclaim *r)
 {
 	struct rs_reclaim_trig_range *out = (void *)r->skel->rodata->trig_ranges;
 	size_t n;
@@ -98,6 +98,11 @@ static void set_trigger_ranges(struct rs_reclaim *r)
 	 * a few names that are several static functions. */
 	for (size_t i = 0; i < n && i < RS_RECLAIM_TRIG_RANGES; i++)
 		out[i] = (struct rs_reclaim_trig_range){ k[i].start, k[i].end, k[i].tag, 0 };
+	/* Not seen on any kernel here; said, not dropped silently, if it happens. */
+	if (n > RS_RECLAIM_TRIG_RANGES)
+		rs_note(c->s, "reclaim: %zu trigger function ranges, the kernel table holds the "
+			"best-ranked %d: invocations seen only under the others count as trigger "
+			"unknown", n, RS_RECLAIM_TRIG_RANGES);
 }
 
 static int reclaim_load(struct rs_collector *c)
@@ -118,7 +123,7 @@ static int reclaim_load(struct rs_collector *c)
 	r->skel->rodata->target_cgroup_id = r->target_id;
 	r->skel->rodata->aggregate = r->aggregate;
 	if (r->aggregate)
-		set_trigger_ranges(r);
+		set_trigger_ranges(c, r);
 	/* cgroup v2 only (no v1 memory hierarchy mounted): the default hierarchy. */
 	r->skel->rodata->memcg_ssid = ringside_feature(RINGSIDE_FEAT_MEMCG_V1)->present ?
 					      rs_cgroup_subsys_id("memory") : -1;
