@@ -422,6 +422,12 @@ static struct file_entry *file_for_vma(struct ringside_resolver *r, struct proc_
 	return cv->file = f;
 }
 
+/* What every VMA this resolver caches is read with: its build ID, if asked for. */
+static uint32_t vma_flags(const struct ringside_resolver *r)
+{
+	return r->opts.want_build_id ? RINGSIDE_QUERY_BUILD_ID : 0;
+}
+
 static int query_vma(struct ringside_resolver *r, struct proc_entry *p, uint64_t addr,
 		     struct ringside_vma *v)
 {
@@ -429,8 +435,7 @@ static int query_vma(struct ringside_resolver *r, struct proc_entry *p, uint64_t
 	 * Covering-or-next: on a miss the next VMA comes back too and is cached,
 	 * so sorted batches that fall into gaps do not ask twice.
 	 */
-	uint32_t flags = (r->opts.want_build_id ? RINGSIDE_QUERY_BUILD_ID : 0) |
-			 RINGSIDE_QUERY_COVERING_OR_NEXT;
+	uint32_t flags = vma_flags(r) | RINGSIDE_QUERY_COVERING_OR_NEXT;
 	int err;
 
 	r->st.vma_queries++;
@@ -532,10 +537,9 @@ static int snap_add(void *ctx, const struct ringside_vma *v)
  */
 static int snapshot_vmas(struct ringside_resolver *r, struct proc_entry *p)
 {
-	uint32_t flags = r->opts.want_build_id ? RINGSIDE_QUERY_BUILD_ID : 0;
 	struct snapshot sn = { .p = p };
 	double t0 = mono_ns();
-	int err = rs_procmaps_text_foreach(p->pm, flags, snap_add, &sn);
+	int err = rs_procmaps_text_foreach(p->pm, vma_flags(r), snap_add, &sn);
 
 	while (!err && !sn.err && sn.old_i < p->nvmas)
 		if (!snap_push(&sn, p->vmas[sn.old_i++]))
@@ -654,8 +658,7 @@ static enum miss_action miss_action(const struct ringside_resolver *r, const str
 static int walk_gap(struct ringside_resolver *r, struct proc_entry *p, struct batch_model *bm,
 		    uint64_t addr, struct ringside_vma *v)
 {
-	uint32_t flags = (r->opts.want_build_id ? RINGSIDE_QUERY_BUILD_ID : 0) |
-			 RINGSIDE_QUERY_COVERING_OR_NEXT;
+	uint32_t flags = vma_flags(r) | RINGSIDE_QUERY_COVERING_OR_NEXT;
 	uint64_t from = bm->prev_end;
 	unsigned int hidden = 0;
 	int err = 0;
