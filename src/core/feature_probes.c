@@ -158,6 +158,48 @@ void rs_probe_attach(struct ringside_feature_result *r, const char *prog_name,
 	probe_bpf__destroy(skel);
 }
 
+/*
+ * Attach test for a program that names its target by BTF id (tp_btf, fentry):
+ * "return 0" loaded against ringside's one parse of the kernel's BTF and
+ * attached. A libbpf object would parse /sys/kernel/btf/vmlinux again.
+ */
+void rs_probe_attach_btf(struct ringside_feature_result *r, const struct btf *vmlinux,
+			 enum bpf_attach_type type, const char *target, const char *what)
+{
+	const struct bpf_insn ret0[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	bool tp = type == BPF_TRACE_RAW_TP;
+	char name[64];
+	int id, prog, link, err;
+
+	/* A tracepoint's BTF is its btf_trace_<name> typedef; a function's, its FUNC. */
+	snprintf(name, sizeof(name), "%s%s", tp ? "btf_trace_" : "", target);
+	id = vmlinux ? btf__find_by_name_kind(vmlinux, name, tp ? BTF_KIND_TYPEDEF : BTF_KIND_FUNC) : -ENOENT;
+	if (id <= 0) {
+		rs_feature_set(r, false, "%s: %s is not in the kernel's BTF", what, name);
+		return;
+	}
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = id);
+	prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, "rs_probe", "GPL", ret0, 2, &opts);
+	if (prog < 0) {
+		err = -errno;
+		rs_feature_set(r, false, "%s: program load failed: %s%s", what, strerror(-err), rs_eperm_hint(err));
+		return;
+	}
+	link = bpf_raw_tracepoint_open(NULL, prog);
+	err = link < 0 ? -errno : 0;
+	close(prog);
+	if (link < 0) {
+		rs_feature_set(r, false, "%s: attach failed: %s%s", what, strerror(-err), rs_eperm_hint(err));
+		return;
+	}
+	rs_feature_set(r, true, "%s: loaded and attached", what);
+	/* Detaching waits out an RCU grace period: off this thread. */
+	close_later(link);
+}
+
 /* A function of our own for the uprobe test; noinline and visible in the text. */
 __attribute__((noinline)) static int rs_probe_target(int x)
 {
@@ -196,7 +238,8 @@ static struct probe_bpf *load_as(struct ringside_feature_result *r, const char *
 		if (mine)
 			bpf_program__set_expected_attach_type(p, attach_type);
 	}
-	skel->rodata->rs_filter.tgid = getpid();
+	skel->rodata->probe_tgid = getpid();
+	skel->rodata->probe_target_ip = (uintptr_t)rs_probe_target;
 	err = probe_bpf__load(skel);
 	if (err) {
 		rs_feature_set(r, false, "%s program load failed: %s%s", what, strerror(-err),
@@ -299,7 +342,7 @@ void rs_probe_uprobes(struct ringside_features *out)
 			bpf_program__set_autoload(p, p == skel->progs.probe_uprobe ||
 						      p == skel->progs.probe_uretprobe);
 	}
-	skel->rodata->rs_filter.tgid = getpid();
+	skel->rodata->probe_tgid = getpid();
 	err = probe_bpf__load(skel);
 	if (err) {
 		rs_feature_set(r, false, "uprobe program load failed: %s%s", strerror(-err), rs_eperm_hint(err));

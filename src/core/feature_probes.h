@@ -13,6 +13,9 @@ const char *rs_eperm_hint(int err);
 
 /* Load the probe object's one program prog_name, attach it, detach: r says how it went. */
 void rs_probe_attach(struct ringside_feature_result *r, const char *prog_name, const char *what);
+/* The same for tp_btf (BPF_TRACE_RAW_TP) or fentry on target, by its id in vmlinux. */
+void rs_probe_attach_btf(struct ringside_feature_result *r, const struct btf *vmlinux,
+			 enum bpf_attach_type type, const char *target, const char *what);
 /* An entry+return uprobe pair, a uprobe_multi link and a uprobe session on ringside's own code. */
 void rs_probe_uprobes(struct ringside_features *out);
 void rs_probe_uretprobe_syscall(struct ringside_feature_result *sys,

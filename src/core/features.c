@@ -5,6 +5,10 @@
  * ringside_feature() and the collectors' choice of program variants.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/btf.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,17 +63,27 @@ static bool have_btf(void)
 	return need(RINGSIDE_FEAT_BTF)->present;
 }
 
+/*
+ * The file and its header, not a parse (megabytes, and what needs the types
+ * parses them once, kernel_btf.c): a kernel that exports BTF exports it whole.
+ */
 static void group_btf(struct ringside_features *out)
 {
-	const struct btf *btf = rs_kernel_btf_get();
+	struct ringside_feature_result *r = &out->f[RINGSIDE_FEAT_BTF];
+	struct btf_header hdr;
+	struct stat st;
+	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
+	bool read_ok = fd >= 0 && !fstat(fd, &st) && read(fd, &hdr, sizeof(hdr)) == (ssize_t)sizeof(hdr);
 
-	if (btf)
-		rs_feature_set(&out->f[RINGSIDE_FEAT_BTF], true, "/sys/kernel/btf/vmlinux loaded (%u types)",
-		    btf__type_cnt(btf));
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0)
+		rs_feature_set(r, false, "no /sys/kernel/btf/vmlinux: kernel built without CONFIG_DEBUG_INFO_BTF");
+	else if (!read_ok || hdr.magic != BTF_MAGIC)
+		rs_feature_set(r, false, "/sys/kernel/btf/vmlinux is not BTF");
 	else
-		rs_feature_set(&out->f[RINGSIDE_FEAT_BTF], false,
-		    "no /sys/kernel/btf/vmlinux: kernel built without CONFIG_DEBUG_INFO_BTF");
-	rs_kernel_btf_put();
+		rs_feature_set(r, true, "/sys/kernel/btf/vmlinux present (%lld KiB of types)",
+			       (long long)st.st_size / 1024);
 }
 
 static void group_ringbuf(struct ringside_features *out)
@@ -93,14 +107,26 @@ static void attach_test(struct ringside_features *out, enum ringside_feature f, 
 		rs_feature_set(&out->f[f], false, "not tested: ringside's BPF needs kernel BTF");
 }
 
+/* The same for a program that attaches by BTF id, with the shared parse. */
+static void attach_btf_test(struct ringside_features *out, enum ringside_feature f,
+			    enum bpf_attach_type type, const char *target, const char *what)
+{
+	if (!have_btf()) {
+		rs_feature_set(&out->f[f], false, "not tested: ringside's BPF needs kernel BTF");
+		return;
+	}
+	rs_probe_attach_btf(&out->f[f], rs_kernel_btf_get(), type, target, what);
+	rs_kernel_btf_put();
+}
+
 static void group_tp_btf(struct ringside_features *out)
 {
-	attach_test(out, RINGSIDE_FEAT_TP_BTF, "probe_tp_btf", "tp_btf/sched_switch");
+	attach_btf_test(out, RINGSIDE_FEAT_TP_BTF, BPF_TRACE_RAW_TP, "sched_switch", "tp_btf/sched_switch");
 }
 
 static void group_fentry(struct ringside_features *out)
 {
-	attach_test(out, RINGSIDE_FEAT_FENTRY, "probe_fentry", "fentry/vfs_read");
+	attach_btf_test(out, RINGSIDE_FEAT_FENTRY, BPF_TRACE_FENTRY, "vfs_read", "fentry/vfs_read");
 }
 
 static void group_raw_tp(struct ringside_features *out)

@@ -2,19 +2,24 @@
 /*
  * Internal: the kernel's BTF by reference count. The feature probes, variant
  * checks, cgroup subsystem lookup and collectors all ask it something; a
- * caller that asks many (ringside_features_probe()) holds a reference around
- * them so /sys/kernel/btf/vmlinux (megabytes) is parsed once. Nothing holds
- * it for long: libbpf parses its own copy to load each object, and keeping
- * ours beside it only raised the peak RSS.
+ * caller that asks many (ringside_features_probe(), a session from its first
+ * collector until its variants are chosen) keeps it so /sys/kernel/btf/vmlinux
+ * (megabytes, 10-20 ms) is parsed once. Nothing keeps it for long: libbpf
+ * parses its own copy to load each object, and ours beside it would only
+ * raise the peak RSS.
  */
 #ifndef RINGSIDE_KERNEL_BTF_H
 #define RINGSIDE_KERNEL_BTF_H
+
+#include <stdbool.h>
 
 struct btf;
 
 /* The vmlinux BTF, loaded on first use; NULL without one. Pair with rs_kernel_btf_put(). */
 const struct btf *rs_kernel_btf_get(void);
-/* Drop a reference; the last one frees the parse. */
+/* Drop a reference; the last one frees the parse unless it is kept. */
 void rs_kernel_btf_put(void);
+/* Keep the parse (once made) across gets and puts, or stop keeping it. */
+void rs_kernel_btf_keep(bool keep);
 
 #endif

@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Feature probes: one trivial program per attach type. User space loads
- * them one at a time, so a facility the kernel refuses (EPERM on fentry when
- * ftrace is locked) does not hide the others.
+ * them one at a time, so a facility the kernel refuses does not hide the
+ * others.
+ *
+ * Nothing here needs the kernel's BTF: no CO-RE relocation, no kfunc, no
+ * program that names its target by BTF id (tp_btf and fentry are tested
+ * with two raw instructions against ringside's one parse of it, in
+ * feature_probes.c). libbpf 1.1 parses /sys/kernel/btf/vmlinux (megabytes)
+ * anew for every object load that needs it, and the probes are loaded on
+ * every start.
  */
 #include "common.bpf.h"
 
@@ -13,13 +20,23 @@ __u64 uretprobe_rc;
 __u64 uprobe_multi_hits;
 __u64 session_entries, session_returns;
 
-extern bool bpf_session_is_return(void) __ksym __weak;
+/* The probing process, and its probed function's address (the session test). */
+const volatile __u32 probe_tgid;
+const volatile __u64 probe_target_ip;
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(probe_tp_btf)
+/*
+ * The registers of a user task as a uprobe sees them: the x86-64 layout of
+ * struct pt_regs, which is ABI. Read without preserve_access_index, so that
+ * reading them is no CO-RE relocation.
+ */
+struct probe_regs {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	__u64 ax, cx, dx, si, di, orig_ax, ip;
+};
+
+static __always_inline bool mine(void)
 {
-	__sync_fetch_and_add(&tp_hits, 1);
-	return 0;
+	return (__u32)(bpf_get_current_pid_tgid() >> 32) == probe_tgid;
 }
 
 SEC("raw_tp/sched_switch")
@@ -29,25 +46,19 @@ int probe_raw_tp(void *ctx)
 	return 0;
 }
 
-SEC("fentry/vfs_read")
-int BPF_PROG(probe_fentry)
-{
-	return 0;
-}
-
 SEC("kprobe/vfs_read")
-int BPF_KPROBE(probe_kprobe)
+int probe_kprobe(void *ctx)
 {
 	return 0;
 }
 
 /* The uprobe pair also pushes one record through the ring buffer. */
 SEC("uprobe")
-int BPF_KPROBE(probe_uprobe)
+int probe_uprobe(void *ctx)
 {
 	struct rs_event_hdr *hdr;
 
-	if (!rs_filter_pass())
+	if (!mine())
 		return 0;
 	__sync_fetch_and_add(&uprobe_hits, 1);
 	hdr = rs_reserve(sizeof(*hdr), RS_EV_NONE);
@@ -57,33 +68,39 @@ int BPF_KPROBE(probe_uprobe)
 }
 
 SEC("uretprobe")
-int BPF_KRETPROBE(probe_uretprobe, int rc)
+int probe_uretprobe(struct probe_regs *regs)
 {
-	if (!rs_filter_pass())
+	if (!mine())
 		return 0;
 	__sync_fetch_and_add(&uretprobe_hits, 1);
-	uretprobe_rc = rc;
+	uretprobe_rc = (int)regs->ax;
 	return 0;
 }
 
 /* Loaded alone, as a uprobe_multi program (Linux 6.6+), and linked to the same function. */
 SEC("uprobe")
-int BPF_KPROBE(probe_uprobe_multi)
+int probe_uprobe_multi(void *ctx)
 {
-	if (rs_filter_pass())
+	if (mine())
 		__sync_fetch_and_add(&uprobe_multi_hits, 1);
 	return 0;
 }
 
-/* Loaded alone as a uprobe session program (Linux 6.13+): entry and return in one. */
+/*
+ * Loaded alone as a uprobe session program (Linux 6.13+): entry and return
+ * in one. At entry the instruction pointer is the function's first byte, at
+ * return it is the caller's: that tells the two runs apart without the
+ * bpf_session_is_return() kfunc, whose resolution would need the BTF.
+ */
 SEC("uprobe")
-int BPF_KPROBE(probe_uprobe_session)
+int probe_uprobe_session(struct probe_regs *regs)
 {
-	if (!rs_filter_pass())
+	if (!mine())
 		return 0;
-	if (bpf_session_is_return())
-		__sync_fetch_and_add(&session_returns, 1);
-	else
+	/* The probe hit reports the breakpoint's address or the byte after it. */
+	if (regs->ip - probe_target_ip < 8)
 		__sync_fetch_and_add(&session_entries, 1);
+	else
+		__sync_fetch_and_add(&session_returns, 1);
 	return 0;	/* 0 at entry: run at return too */
 }

@@ -13,6 +13,7 @@
 #include "session_int.h"
 #include "cgroup.h"
 #include "feature_probes.h"
+#include "kernel_btf.h"
 #include "proc_stat.h"
 #include "totals.h"
 #include "ringside/resolve.h"
@@ -73,6 +74,13 @@ int ringside_session_target_check(struct ringside_session *s)
 }
 
 
+static void stop_keeping_btf(struct ringside_session *s)
+{
+	if (s->keeps_btf)
+		rs_kernel_btf_keep(false);
+	s->keeps_btf = false;
+}
+
 int ringside_session_open(const struct ringside_session_opts *opts,
 			  struct ringside_session **out)
 {
@@ -132,6 +140,9 @@ int ringside_session_open(const struct ringside_session_opts *opts,
 	/* Don't keep pointers into the caller's memory. */
 	s->opts.cgroup_path = s->cgroup_path;
 	s->opts.comm = NULL;
+	/* Until the variants are chosen, the kernel's BTF is parsed at most once. */
+	rs_kernel_btf_keep(true);
+	s->keeps_btf = true;
 	*out = s;
 	return 0;
 }
@@ -418,10 +429,17 @@ int ringside_session_attach(struct ringside_session *s)
 	if (!s->collectors)
 		return rs_fail(s, -EINVAL, "no collector enabled");
 	s->errmsg[0] = '\0';
+	/* Every collector's variants first, from one parse of the kernel's BTF; then the loads. */
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
 		err = choose_variants(c);
-		if (!err)
-			err = c->ops->load(c);
+		if (err) {
+			stop_keeping_btf(s);
+			return attach_failed(s, c, err);
+		}
+	}
+	stop_keeping_btf(s);
+	for (struct rs_collector *c = s->collectors; c; c = c->next) {
+		err = c->ops->load(c);
 		if (!err)
 			err = c->ops->attach(c);
 		if (!err)
@@ -507,6 +525,7 @@ void ringside_session_close(struct ringside_session *s)
 		free(c->link_fds);
 		free(c);
 	}
+	stop_keeping_btf(s);
 	free(s->cgroup_path);
 	free(s);
 }

@@ -57,6 +57,7 @@ struct ringside_session {
 	struct ring_buffer *rb;
 	struct rs_collector *collectors;
 	bool attached;
+	bool keeps_btf;			/* the kernel's BTF, until variants are chosen */
 	struct ringside_stats st;
 	uint64_t lost_before;
 	uint64_t rows_lost_before;

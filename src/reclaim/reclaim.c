@@ -35,6 +35,7 @@ struct rs_reclaim {
 	unsigned int nr_names;
 	bool aggregate;			/* agent mode: counted in rcl_agg by trigger, no records */
 	struct rs_ksyms *ksyms;
+	int memcg_ssid;			/* the v1 memory hierarchy's subsystem id; -1: v2 */
 };
 
 /* Most telling first: a write explains the charge path below it. */
@@ -93,7 +94,11 @@ static void set_trigger_ranges(struct rs_collector *c, struct rs_reclaim *r)
 	struct rs_reclaim_trig_range *out = (void *)r->skel->rodata->trig_ranges;
 	size_t n;
 	const struct rs_ksym_range *k = rs_ksyms_ranges(r->ksyms, &n);
+	int err = rs_ksyms_wait(r->ksyms);
 
+	if (err)
+		rs_note(c->s, "reclaim: /proc/kallsyms unreadable (%s): every invocation counts as "
+			"trigger unknown", ringside_strerror(err));
 	/* Best rank first, as rs_ksyms_stack_tag() prefers them; 16 leave room for
 	 * a few names that are several static functions. */
 	for (size_t i = 0; i < n && i < RS_RECLAIM_TRIG_RANGES; i++)
@@ -124,9 +129,7 @@ static int reclaim_load(struct rs_collector *c)
 	r->skel->rodata->aggregate = r->aggregate;
 	if (r->aggregate)
 		set_trigger_ranges(c, r);
-	/* cgroup v2 only (no v1 memory hierarchy mounted): the default hierarchy. */
-	r->skel->rodata->memcg_ssid = ringside_feature(RINGSIDE_FEAT_MEMCG_V1)->present ?
-					      rs_cgroup_subsys_id("memory") : -1;
+	r->skel->rodata->memcg_ssid = r->memcg_ssid;
 	err = reclaim_bpf__load(r->skel);
 	return err ? rs_load_failed(c, err) : 0;
 }
@@ -391,6 +394,10 @@ int ringside_session_enable_reclaim(struct ringside_session *s,
 		}
 		r->target_id = ref.id;
 	}
+	/* cgroup v2 only (no v1 memory hierarchy mounted): the default hierarchy.
+	 * Asked now, while the session keeps the kernel's BTF parsed. */
+	r->memcg_ssid = ringside_feature(RINGSIDE_FEAT_MEMCG_V1)->present ?
+				rs_cgroup_subsys_id("memory") : -1;
 	err = rs_ksyms_load(trigger_funcs, sizeof(trigger_funcs) / sizeof(trigger_funcs[0]), &r->ksyms);
 	if (err) {
 		free(r);

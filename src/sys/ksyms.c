@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,20 @@ struct rs_ksyms {
 	size_t n;
 	const struct rs_ksym_tag *tags;
 	size_t nr_tags;
+	struct rs_ksyms_loader *loader;	/* NULL once the ranges are final */
+};
+
+/*
+ * The kernel takes ~40 ms to format /proc/kallsyms (121,000 lines, 4 KiB per
+ * read), most of a tracer's start-up. The ranges are needed only when the
+ * first record is decoded, so rs_ksyms_load() reads the file on a thread
+ * and the first lookup waits for it.
+ */
+struct rs_ksyms_loader {
+	pthread_mutex_t lock;
+	pthread_t thread;
+	bool joined;
+	int err;
 };
 
 static int cmp_range(const void *a, const void *b)
@@ -28,17 +43,89 @@ static int cmp_range(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-int rs_ksyms_load(const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out)
+static int parse_into(FILE *f, struct rs_ksyms *ks);
+
+static void *load_thread(void *arg)
+{
+	struct rs_ksyms *ks = arg;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f) {
+		ks->loader->err = -errno;
+		return NULL;
+	}
+	ks->loader->err = parse_into(f, ks);
+	fclose(f);
+	return NULL;
+}
+
+/* Addresses are shown to us (kptr_restrict) when the first line's is not zero. */
+static int addresses_visible(void)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(line, sizeof(line), f) || !strtoull(line, NULL, 16))
+		err = -EPERM;
+	fclose(f);
+	return err;
+}
+
+int rs_ksyms_load(const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out)
+{
+	struct rs_ksyms *ks;
 	int err;
 
 	*out = NULL;
-	if (!f)
-		return -errno;
-	err = rs_ksyms_parse(f, tags, nr_tags, out);
-	fclose(f);
+	/* What can fail for want of rights fails here, not on the thread. */
+	err = addresses_visible();
+	if (err)
+		return err;
+	ks = calloc(1, sizeof(*ks));
+	if (ks)
+		ks->loader = calloc(1, sizeof(*ks->loader));
+	if (!ks || !ks->loader) {
+		free(ks);
+		return -ENOMEM;
+	}
+	ks->tags = tags;
+	ks->nr_tags = nr_tags;
+	pthread_mutex_init(&ks->loader->lock, NULL);
+	err = -pthread_create(&ks->loader->thread, NULL, load_thread, ks);
+	if (err) {
+		pthread_mutex_destroy(&ks->loader->lock);
+		free(ks->loader);
+		free(ks);
+		return err;
+	}
+	*out = ks;
+	return 0;
+}
+
+/* Wait for a load still on its thread; its error, 0 when the ranges are complete. */
+static int settle(const struct rs_ksyms *ks)
+{
+	struct rs_ksyms_loader *l = ks ? ks->loader : NULL;
+	int err;
+
+	if (!l)
+		return 0;
+	pthread_mutex_lock(&l->lock);
+	if (!l->joined) {
+		pthread_join(l->thread, NULL);
+		l->joined = true;
+	}
+	err = l->err;
+	pthread_mutex_unlock(&l->lock);
 	return err;
+}
+
+int rs_ksyms_wait(const struct rs_ksyms *ks)
+{
+	return settle(ks);
 }
 
 /* One kallsyms line: "ADDR TYPE NAME[\t[MODULE]]"; false for anything else. */
@@ -74,17 +161,33 @@ static bool grow(void **arr, size_t n, size_t *cap, size_t sz)
 int rs_ksyms_parse(FILE *f, const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out)
 {
 	struct rs_ksyms *ks = calloc(1, sizeof(*ks));
-	/* Every text address, only while parsing: module symbols are not in
-	 * address order, so an end is known only once all have been read. */
-	uint64_t *addrs = NULL;
-	size_t nr_addrs = 0, cap_addrs = 0, cap = 0;
-	char line[512];
+	int err;
 
 	*out = NULL;
 	if (!ks)
 		return -ENOMEM;
 	ks->tags = tags;
 	ks->nr_tags = nr_tags;
+	err = parse_into(f, ks);
+	if (err) {
+		rs_ksyms_free(ks);
+		return err;
+	}
+	*out = ks;
+	return 0;
+}
+
+/* Fill ks's ranges for its tags from kallsyms text; on error it holds none. */
+static int parse_into(FILE *f, struct rs_ksyms *ks)
+{
+	const struct rs_ksym_tag *tags = ks->tags;
+	size_t nr_tags = ks->nr_tags;
+	/* Every text address, only while parsing: module symbols are not in
+	 * address order, so an end is known only once all have been read. */
+	uint64_t *addrs = NULL;
+	size_t nr_addrs = 0, cap_addrs = 0, cap = 0;
+	char line[512];
+
 	while (fgets(line, sizeof(line), f)) {
 		uint64_t addr;
 		char type, *name;
@@ -106,8 +209,7 @@ int rs_ksyms_parse(FILE *f, const struct rs_ksym_tag *tags, size_t nr_tags, stru
 	if (!nr_addrs) {
 		/* kptr_restrict hides addresses from us: every stack reads as unknown. */
 		free(addrs);
-		rs_ksyms_free(ks);
-		return -EPERM;
+		goto fail;
 	}
 	/* A function ends where the nearest text symbol above its start begins. */
 	for (size_t i = 0; i < nr_addrs; i++)
@@ -117,18 +219,28 @@ int rs_ksyms_parse(FILE *f, const struct rs_ksym_tag *tags, size_t nr_tags, stru
 	free(addrs);
 	if (ks->n)
 		qsort(ks->ranges, ks->n, sizeof(*ks->ranges), cmp_range);
-	*out = ks;
 	return 0;
 nomem:
 	free(addrs);
-	rs_ksyms_free(ks);
+	free(ks->ranges);
+	ks->ranges = NULL;
+	ks->n = 0;
 	return -ENOMEM;
+fail:
+	free(ks->ranges);
+	ks->ranges = NULL;
+	ks->n = 0;
+	return -EPERM;
 }
 
 void rs_ksyms_free(struct rs_ksyms *ks)
 {
 	if (!ks)
 		return;
+	settle(ks);
+	if (ks->loader)
+		pthread_mutex_destroy(&ks->loader->lock);
+	free(ks->loader);
 	free(ks->ranges);
 	free(ks);
 }
@@ -136,6 +248,7 @@ void rs_ksyms_free(struct rs_ksyms *ks)
 /* The best-ranked range holding ip, or NULL. */
 static const struct rs_ksym_range *find(const struct rs_ksyms *ks, uint64_t ip)
 {
+	settle(ks);
 	for (size_t i = 0; ks && i < ks->n; i++)
 		if (ip >= ks->ranges[i].start && ip < ks->ranges[i].end)
 			return &ks->ranges[i];
@@ -164,6 +277,7 @@ uint8_t rs_ksyms_stack_tag(const struct rs_ksyms *ks, const __u64 *ips, unsigned
 
 const struct rs_ksym_range *rs_ksyms_ranges(const struct rs_ksyms *ks, size_t *n)
 {
+	settle(ks);
 	*n = ks ? ks->n : 0;
 	return ks ? ks->ranges : NULL;
 }

@@ -22,8 +22,14 @@ struct rs_ksym_range {
 	uint8_t tag, rank;
 };
 
-/* Load the named functions' text ranges from /proc/kallsyms. */
+/*
+ * Load the named functions' text ranges from /proc/kallsyms. The read goes on
+ * on a thread after this returns (-EPERM at once when kptr_restrict hides
+ * addresses); the first lookup waits for it. tags must outlive ks.
+ */
 int rs_ksyms_load(const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out);
+/* Wait for the load: 0, or why the ranges are empty (every lookup then answers 0). */
+int rs_ksyms_wait(const struct rs_ksyms *ks);
 /* The same from any kallsyms-format text (the fuzz target feeds it). */
 int rs_ksyms_parse(FILE *f, const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out);
 void rs_ksyms_free(struct rs_ksyms *ks);
