@@ -42,11 +42,14 @@ CFLAGS    ?= -O2 -g
 SRC_DIRS  := $(sort $(dir $(wildcard src/*/*.c)))
 SRC_INC   := $(patsubst %/,-I%,$(SRC_DIRS))
 ALL_CFLAGS:= -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -I$(OUT) $(SRC_INC)
-LDLIBS    := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -ldw -lelf -lcapstone -lz -lm
+# libdw (--stacks) and capstone (Go return sites) are opened on first use,
+# not linked (src/sys/dl_bind.h); their headers are still needed to build.
+LDLIBS    := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz -lm
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
-# The agent's HTTP server, web config and bcrypt, the profile's charts (cairo):
-# the CLI only, not the library.
-CLI_LIBS  := -lmicrohttpd -lyaml -lcrypt $(shell $(PKG_CONFIG) --libs cairo 2>/dev/null || echo -lcairo)
+# The agent's web config and bcrypt: the CLI only, not the library. Its HTTP
+# server (libmicrohttpd) and the profile's charts (cairo) are opened on first
+# use, not linked (src/sys/dl_bind.h).
+CLI_LIBS  := -lyaml -lcrypt
 CAIRO_CFLAGS := $(shell $(PKG_CONFIG) --cflags cairo 2>/dev/null)
 
 BPF_SRCS  := $(wildcard src/*/*.bpf.c)

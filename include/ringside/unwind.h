@@ -23,8 +23,14 @@ extern "C" {
 
 struct ringside_unwinder;
 
+/*
+ * elfutils' libdw is opened by the first call, not linked: -ENOENT when it
+ * cannot be, with ringside_unwinder_unavailable() saying why.
+ */
 int ringside_unwinder_new(struct ringside_unwinder **out);
 void ringside_unwinder_free(struct ringside_unwinder *u);
+/* NULL when unwinders can be made, else why not (the library and the package to install). */
+const char *ringside_unwinder_unavailable(void);
 
 /*
  * Unwind copy (copy_size bytes as received) of a thread of process pid into

@@ -106,7 +106,8 @@ static int add_function(struct gcm_libset *set, int fd, const struct rs_gobin *g
 	}
 	err = rs_func_exits_find(code, end - entry, entry, &fx);
 	if (err) {
-		snprintf(why, whylen, "cannot decode %s: %s", spec->symbol, strerror(-err));
+		snprintf(why, whylen, "cannot decode %s: %s", spec->symbol,
+			 rs_insn_scan_unavailable() ? rs_insn_scan_unavailable() : strerror(-err));
 		return err;
 	}
 	if (fx.escape[0] || !fx.nr_rets) {

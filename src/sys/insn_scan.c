@@ -9,11 +9,38 @@
  */
 #include <capstone/capstone.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dl_bind.h"
 #include "insn_scan.h"
+
+/* capstone, opened when a Go binary is first decoded (dl_bind.h). */
+#define CS_FNS(X) X(cs_open) X(cs_option) X(cs_malloc) X(cs_disasm_iter) X(cs_insn_group) \
+		  X(cs_free) X(cs_close)
+static struct {
+	CS_FNS(RS_DL_DECLARE)
+} cs;
+static const char *const cs_names[] = { CS_FNS(RS_DL_NAME) };
+_Static_assert(sizeof(cs) == sizeof(cs_names) / sizeof(cs_names[0]) * sizeof(void *),
+	       "one pointer per name");
+static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
+static int cs_bind_err;
+static char cs_bind_why[256];
+
+static void cs_bind(void)
+{
+	cs_bind_err = rs_dl_bind("libcapstone.so.4", "libcapstone4", cs_names, (void **)&cs,
+			    sizeof(cs_names) / sizeof(cs_names[0]), cs_bind_why, sizeof(cs_bind_why));
+}
+
+const char *rs_insn_scan_unavailable(void)
+{
+	pthread_once(&cs_once, cs_bind);
+	return cs_bind_err ? cs_bind_why : NULL;
+}
 
 static int push_ret(struct rs_func_exits *fx, uint64_t at)
 {
@@ -68,29 +95,31 @@ int rs_func_exits_find(const uint8_t *code, size_t len, uint64_t vaddr, struct r
 	int err = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+	if (rs_insn_scan_unavailable())
 		return -ENOSYS;
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	insn = cs_malloc(h);
+	if (cs.cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return -ENOSYS;
+	cs.cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	insn = cs.cs_malloc(h);
 	if (!insn) {
-		cs_close(&h);
+		cs.cs_close(&h);
 		return -ENOMEM;
 	}
 	while (left && !err) {
 		uint64_t here = at;
 
-		if (!cs_disasm_iter(h, &p, &left, &at, insn)) {
+		if (!cs.cs_disasm_iter(h, &p, &left, &at, insn)) {
 			if (!only_padding(p, left))
 				escape(out, here, "an undecodable instruction");
 			break;
 		}
-		if (cs_insn_group(h, insn, CS_GRP_RET))
+		if (cs.cs_insn_group(h, insn, CS_GRP_RET))
 			err = push_ret(out, insn->address);
-		else if (cs_insn_group(h, insn, CS_GRP_JUMP))
+		else if (cs.cs_insn_group(h, insn, CS_GRP_JUMP))
 			check_jump(out, insn, vaddr, vaddr + len);
 	}
-	cs_free(insn, 1);
-	cs_close(&h);
+	cs.cs_free(insn, 1);
+	cs.cs_close(&h);
 	if (err)
 		rs_func_exits_free(out);
 	return err;

@@ -23,5 +23,7 @@ struct rs_func_exits {
  */
 int rs_func_exits_find(const uint8_t *code, size_t len, uint64_t vaddr, struct rs_func_exits *out);
 void rs_func_exits_free(struct rs_func_exits *fx);
+/* NULL when the disassembler can be used, else why not (the library is opened on first use). */
+const char *rs_insn_scan_unavailable(void);
 
 #endif

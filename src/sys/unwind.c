@@ -7,13 +7,41 @@
  * window fails, which ends the walk there: never a guessed frame.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 
+#include "dl_bind.h"
 #include "ringside/unwind.h"
+
+/* libdw, opened by the first unwinder (dl_bind.h): only --stacks needs it. */
+#define DW_FNS(X) X(dwfl_begin) X(dwfl_end) X(dwfl_report_begin) X(dwfl_report_end) \
+		  X(dwfl_linux_proc_report) X(dwfl_linux_proc_find_elf) \
+		  X(dwfl_standard_find_debuginfo) X(dwfl_attach_state) X(dwfl_addrmodule) \
+		  X(dwfl_getthread_frames) X(dwfl_frame_pc) X(dwfl_thread_state_registers) \
+		  X(dwfl_thread_state_register_pc)
+static struct {
+	DW_FNS(RS_DL_DECLARE)
+} dw;
+static const char *const dw_names[] = { DW_FNS(RS_DL_NAME) };
+_Static_assert(sizeof(dw) == sizeof(dw_names) / sizeof(dw_names[0]) * sizeof(void *),
+	       "one pointer per name");
+static pthread_once_t dw_once = PTHREAD_ONCE_INIT;
+static int dw_err;
+static char dw_why[256];
+static Dwfl_Callbacks proc_callbacks;
+
+static void dw_bind(void)
+{
+	dw_err = rs_dl_bind("libdw.so.1", "libdw1", dw_names, (void **)&dw,
+			    sizeof(dw_names) / sizeof(dw_names[0]), dw_why, sizeof(dw_why));
+	proc_callbacks.find_elf = dw.dwfl_linux_proc_find_elf;
+	proc_callbacks.find_debuginfo = dw.dwfl_standard_find_debuginfo;
+}
 
 #define UNWIND_PROCS 8
 
@@ -36,11 +64,6 @@ struct ringside_unwinder {
 	unsigned long tick;
 	/* The copy being unwound: what the thread callbacks answer from. */
 	const struct rs_stack_copy *copy;
-};
-
-static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
 };
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_arg)
@@ -77,9 +100,9 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 	const struct ringside_unwinder *u = arg;
 	Dwarf_Word regs[2] = { u->copy->bp, u->copy->sp };
 
-	if (!dwfl_thread_state_registers(thread, DWARF_X86_64_RBP, 2, regs))
+	if (!dw.dwfl_thread_state_registers(thread, DWARF_X86_64_RBP, 2, regs))
 		return false;
-	dwfl_thread_state_register_pc(thread, u->copy->ip);
+	dw.dwfl_thread_state_register_pc(thread, u->copy->ip);
 	return true;
 }
 
@@ -93,23 +116,23 @@ static const Dwfl_Thread_Callbacks copy_callbacks = {
 static void proc_drop(struct unwind_proc *p)
 {
 	if (p->dwfl)
-		dwfl_end(p->dwfl);
+		dw.dwfl_end(p->dwfl);
 	memset(p, 0, sizeof(*p));
 }
 
 /* The process's files and their call-frame information, freshly reported. */
 static int proc_load(struct ringside_unwinder *u, struct unwind_proc *p, pid_t pid)
 {
-	Dwfl *dwfl = dwfl_begin(&proc_callbacks);
+	Dwfl *dwfl = dw.dwfl_begin(&proc_callbacks);
 	int err;
 
 	if (!dwfl)
 		return -ENOMEM;
-	dwfl_report_begin(dwfl);
-	err = dwfl_linux_proc_report(dwfl, pid);
-	if (err || dwfl_report_end(dwfl, NULL, NULL) ||
-	    !dwfl_attach_state(dwfl, NULL, pid, &copy_callbacks, u)) {
-		dwfl_end(dwfl);
+	dw.dwfl_report_begin(dwfl);
+	err = dw.dwfl_linux_proc_report(dwfl, pid);
+	if (err || dw.dwfl_report_end(dwfl, NULL, NULL) ||
+	    !dw.dwfl_attach_state(dwfl, NULL, pid, &copy_callbacks, u)) {
+		dw.dwfl_end(dwfl);
 		return err == ENOENT || err == ESRCH ? -ESRCH : err > 0 ? -err : -EINVAL;
 	}
 	p->pid = pid;
@@ -128,7 +151,7 @@ static struct unwind_proc *proc_get(struct ringside_unwinder *u, pid_t pid, uint
 			oldest = &u->procs[i];
 	}
 	/* A file mapped since the report (dlopen, exec): report again. */
-	if (p && !dwfl_addrmodule(p->dwfl, ip))
+	if (p && !dw.dwfl_addrmodule(p->dwfl, ip))
 		proc_drop(p);
 	else if (p)
 		goto found;
@@ -147,7 +170,7 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 	Dwarf_Addr pc;
 	bool activation;
 
-	if (!dwfl_frame_pc(frame, &pc, &activation) || !pc)
+	if (!dw.dwfl_frame_pc(frame, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;
 	w->pcs[w->n++] = pc;
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
@@ -165,19 +188,29 @@ int ringside_unwind(struct ringside_unwinder *u, pid_t pid, const struct rs_stac
 	p = proc_get(u, pid, copy->ip);
 	if (!p)
 		return -ESRCH;
-	if (!dwfl_addrmodule(p->dwfl, copy->ip))
+	if (!dw.dwfl_addrmodule(p->dwfl, copy->ip))
 		return 0;
 	u->copy = copy;
 	/* -1 where the information or the window ends: the frames so far stand. */
-	dwfl_getthread_frames(p->dwfl, pid, frame_cb, &w);
+	dw.dwfl_getthread_frames(p->dwfl, pid, frame_cb, &w);
 	u->copy = NULL;
 	return (int)w.n;
 }
 
 int ringside_unwinder_new(struct ringside_unwinder **out)
 {
+	*out = NULL;
+	pthread_once(&dw_once, dw_bind);
+	if (dw_err)
+		return dw_err;
 	*out = calloc(1, sizeof(**out));
 	return *out ? 0 : -ENOMEM;
+}
+
+const char *ringside_unwinder_unavailable(void)
+{
+	pthread_once(&dw_once, dw_bind);
+	return dw_err ? dw_why : NULL;
 }
 
 void ringside_unwinder_free(struct ringside_unwinder *u)

@@ -19,11 +19,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start_workload() {	# name: a held workload waiting for SIGUSR1; prints its PID
+# name: a held workload waiting for SIGUSR1; its PID in $wl. Not in a $(...)
+# subshell: the PID must reach pids[] for cleanup, or the held workload outlives the test.
+start_workload() {
 	"$RS_PROGS/gcm_workload" --wait --hold --only gcrypt >"$tmp/$1.wl" &
-	pids+=($!)
+	wl=$!
+	pids+=("$wl")
 	wait_for "$tmp/$1.wl" '^ready'
-	echo $!
 }
 run_workload() {	# pid name: run the schedule and wait for its tally
 	kill -USR1 "$1"
@@ -46,8 +48,8 @@ cg="$mem_root$own/ringside-filter-$$"
 # cgroup_case NAME PATH: the filter named by PATH keeps the inside workload's records only.
 cgroup_case() {
 	local inside outside rs n_in n_out want
-	inside=$(start_workload "$1_inside")
-	outside=$(start_workload "$1_outside")
+	start_workload "$1_inside"; inside=$wl
+	start_workload "$1_outside"; outside=$wl
 	echo "$inside" >"$cg/cgroup.procs"
 	"$RINGSIDE" gcm --json --events --cgroup "$2" >"$tmp/$1.json" 2>"$tmp/$1.err" &
 	rs=$!
@@ -72,7 +74,7 @@ else
 fi
 
 # --tid: only that thread; a tid that matches nothing sees nothing.
-a=$(start_workload tid_a)
+start_workload tid_a; a=$wl
 "$RINGSIDE" gcm --json --events --tid "$a" >"$tmp/tid.json" 2>"$tmp/tid.err" &
 rs=$!
 wait_for "$tmp/tid.err" 'tracing AES-GCM'
@@ -82,7 +84,7 @@ kill -INT "$rs"; wait "$rs"
 	fail filter_tid "$(count_events "$tmp/tid.json" "$a") events, want $(expected_ops tid_a)"
 
 # --comm: a different name sees nothing.
-b=$(start_workload comm_b)
+start_workload comm_b; b=$wl
 "$RINGSIDE" gcm --json --events --comm nosuchcomm >"$tmp/comm.json" 2>"$tmp/comm.err" &
 rs=$!
 wait_for "$tmp/comm.err" 'tracing AES-GCM'

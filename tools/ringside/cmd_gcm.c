@@ -623,6 +623,10 @@ int cmd_gcm(int argc, char **argv)
 	}
 	g.agg = ringside_gcm_agg_new();
 	g.run = ringside_gcm_agg_new();
+	if (g.stack_window && ringside_unwinder_unavailable()) {
+		cli_err("--stacks: %s", ringside_unwinder_unavailable());
+		goto out;
+	}
 	if (!g.agg || !g.run || ringside_resolver_new(&ro, &g.resolver) ||
 	    (g.stack_window && ringside_unwinder_new(&g.unwinder))) {
 		cli_err("out of memory");

@@ -300,8 +300,8 @@ static int write_charts(const struct ringside_profile_summary *sum, const struct
 			continue;
 		err = profile_chart_write(sum, title, path, k);
 		if (err) {
-			cli_err("cannot write %s: %s", path, err == -ENOTSUP ? "this build has no chart support "
-						      "(cairo)" : strerror(-err));
+			cli_err("cannot write %s: %s", path, err == -ENOTSUP ? profile_chart_unavailable() :
+				strerror(-err));
 			return err;
 		}
 		fprintf(stderr, "ringside: chart written to %s\n", path);
@@ -440,6 +440,10 @@ int cmd_reclaim_profile(int argc, char **argv)
 	/* A chart that cannot be written should fail now, not after the profile. */
 	if ((svg && cli_check_writable(svg)) || (png && cli_check_writable(png)))
 		goto out;
+	if ((svg || png) && profile_chart_unavailable()) {
+		cli_err("cannot draw %s: %s", svg ? svg : png, profile_chart_unavailable());
+		goto out;
+	}
 	ret = 1;
 	cli_setup_libbpf_print(verbose);
 	if (cli_require_bpf())

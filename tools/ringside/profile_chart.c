@@ -10,9 +10,42 @@
 #include <cairo-svg.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 
+#include "dl_bind.h"
 #include "profile_chart.h"
+
+/* cairo, opened when a chart is asked for (dl_bind.h): its X11 and font stack is 1.5 MB. */
+#define CAIRO_FNS(X) X(cairo_arc) X(cairo_create) X(cairo_destroy) X(cairo_fill) \
+		     X(cairo_image_surface_create) X(cairo_line_to) X(cairo_move_to) X(cairo_paint) \
+		     X(cairo_rectangle) X(cairo_restore) X(cairo_rotate) X(cairo_save) \
+		     X(cairo_select_font_face) X(cairo_set_font_size) X(cairo_set_line_width) \
+		     X(cairo_set_source_rgb) X(cairo_show_text) X(cairo_status) X(cairo_stroke) \
+		     X(cairo_surface_destroy) X(cairo_surface_finish) X(cairo_surface_status) \
+		     X(cairo_surface_write_to_png) X(cairo_svg_surface_create) X(cairo_text_extents) \
+		     X(cairo_translate)
+static struct {
+	CAIRO_FNS(RS_DL_DECLARE)
+} cairo;
+static const char *const cairo_names[] = { CAIRO_FNS(RS_DL_NAME) };
+_Static_assert(sizeof(cairo) == sizeof(cairo_names) / sizeof(cairo_names[0]) * sizeof(void *),
+	       "one pointer per name");
+static pthread_once_t cairo_once = PTHREAD_ONCE_INIT;
+static int cairo_err;
+static char cairo_why[256];
+
+static void cairo_bind(void)
+{
+	cairo_err = rs_dl_bind("libcairo.so.2", "libcairo2", cairo_names, (void **)&cairo,
+			       sizeof(cairo_names) / sizeof(cairo_names[0]), cairo_why, sizeof(cairo_why));
+}
+
+const char *profile_chart_unavailable(void)
+{
+	pthread_once(&cairo_once, cairo_bind);
+	return cairo_err ? cairo_why : NULL;
+}
 
 #define W 800
 #define H 600
@@ -29,16 +62,16 @@ static const struct rgb anon_color = { 0.84, 0.15, 0.16 }, file_color = { 0.12, 
 
 static void set_color(cairo_t *cr, struct rgb c)
 {
-	cairo_set_source_rgb(cr, c.r, c.g, c.b);
+	cairo.cairo_set_source_rgb(cr, c.r, c.g, c.b);
 }
 
 static void text(cairo_t *cr, double x, double y, double align, const char *s)
 {
 	cairo_text_extents_t e;
 
-	cairo_text_extents(cr, s, &e);
-	cairo_move_to(cr, x - e.x_advance * align, y);
-	cairo_show_text(cr, s);
+	cairo.cairo_text_extents(cr, s, &e);
+	cairo.cairo_move_to(cr, x - e.x_advance * align, y);
+	cairo.cairo_show_text(cr, s);
 }
 
 /* Mean ± sd as a vertical bar with caps, at x, scaled by y(v). */
@@ -52,14 +85,14 @@ static void error_bar(cairo_t *cr, double x, double top, double height, double m
 	hi = fmin(max, s.mean + s.sd);
 	lo = top + height - height * lo / max;
 	hi = top + height - height * hi / max;
-	cairo_set_line_width(cr, 1.2);
-	cairo_move_to(cr, x, lo);
-	cairo_line_to(cr, x, hi);
-	cairo_move_to(cr, x - 5, lo);
-	cairo_line_to(cr, x + 5, lo);
-	cairo_move_to(cr, x - 5, hi);
-	cairo_line_to(cr, x + 5, hi);
-	cairo_stroke(cr);
+	cairo.cairo_set_line_width(cr, 1.2);
+	cairo.cairo_move_to(cr, x, lo);
+	cairo.cairo_line_to(cr, x, hi);
+	cairo.cairo_move_to(cr, x - 5, lo);
+	cairo.cairo_line_to(cr, x + 5, lo);
+	cairo.cairo_move_to(cr, x - 5, hi);
+	cairo.cairo_line_to(cr, x + 5, hi);
+	cairo.cairo_stroke(cr);
 }
 
 static void axes(cairo_t *cr, double top, const char *left_label, const char *right_label, double left_max,
@@ -71,11 +104,11 @@ static void axes(cairo_t *cr, double top, const char *left_label, const char *ri
 		double y = top + PANEL_H - PANEL_H * i / 4.0;
 
 		set_color(cr, grid_color);
-		cairo_set_line_width(cr, 1);
-		cairo_move_to(cr, LEFT, y);
-		cairo_line_to(cr, W - RIGHT, y);
-		cairo_stroke(cr);
-		cairo_set_source_rgb(cr, 0, 0, 0);
+		cairo.cairo_set_line_width(cr, 1);
+		cairo.cairo_move_to(cr, LEFT, y);
+		cairo.cairo_line_to(cr, W - RIGHT, y);
+		cairo.cairo_stroke(cr);
+		cairo.cairo_set_source_rgb(cr, 0, 0, 0);
 		snprintf(buf, sizeof(buf), left_fmt, left_max * i / 4.0);
 		text(cr, LEFT - 6, y + 4, 1, buf);
 		if (right_label) {
@@ -84,19 +117,19 @@ static void axes(cairo_t *cr, double top, const char *left_label, const char *ri
 			text(cr, W - RIGHT + 6, y + 4, 0, buf);
 		}
 	}
-	cairo_set_source_rgb(cr, 0, 0, 0);
-	cairo_save(cr);
-	cairo_translate(cr, 22, top + PANEL_H / 2.0);
-	cairo_rotate(cr, -M_PI / 2);
+	cairo.cairo_set_source_rgb(cr, 0, 0, 0);
+	cairo.cairo_save(cr);
+	cairo.cairo_translate(cr, 22, top + PANEL_H / 2.0);
+	cairo.cairo_rotate(cr, -M_PI / 2);
 	text(cr, 0, 0, 0.5, left_label);
-	cairo_restore(cr);
+	cairo.cairo_restore(cr);
 	if (right_label) {
 		set_color(cr, stall_color);
-		cairo_save(cr);
-		cairo_translate(cr, W - 12, top + PANEL_H / 2.0);
-		cairo_rotate(cr, -M_PI / 2);
+		cairo.cairo_save(cr);
+		cairo.cairo_translate(cr, W - 12, top + PANEL_H / 2.0);
+		cairo.cairo_rotate(cr, -M_PI / 2);
 		text(cr, 0, 0, 0.5, right_label);
-		cairo_restore(cr);
+		cairo.cairo_restore(cr);
 	}
 }
 
@@ -128,21 +161,21 @@ static void draw(cairo_t *cr, const struct ringside_profile_summary *sum, const 
 	}
 	cost_max = ceil(cost_max * 10) / 10;
 	stall_max = ceil(stall_max);
-	cairo_set_source_rgb(cr, 1, 1, 1);
-	cairo_paint(cr);
-	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-	cairo_set_font_size(cr, 15);
-	cairo_set_source_rgb(cr, 0, 0, 0);
+	cairo.cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo.cairo_paint(cr);
+	cairo.cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+	cairo.cairo_set_font_size(cr, 15);
+	cairo.cairo_set_source_rgb(cr, 0, 0, 0);
 	{
 		cairo_text_extents_t e;
 
 		/* A long cgroup path: smaller type rather than a cut title. */
-		cairo_text_extents(cr, title, &e);
+		cairo.cairo_text_extents(cr, title, &e);
 		if (e.x_advance > W - 20)
-			cairo_set_font_size(cr, 15 * (W - 20) / e.x_advance);
+			cairo.cairo_set_font_size(cr, 15 * (W - 20) / e.x_advance);
 	}
 	text(cr, W / 2.0, 24, 0.5, title);
-	cairo_set_font_size(cr, 12);
+	cairo.cairo_set_font_size(cr, 12);
 
 	/* Panel 1: the split. */
 	text(cr, LEFT, top1 - 10, 0, "What was reclaimed: anon (red) and page cache (blue) share, mean ± sd");
@@ -155,21 +188,21 @@ static void draw(cairo_t *cr, const struct ringside_profile_summary *sum, const 
 
 		if (!isnan(s->anon_share.mean)) {
 			set_color(cr, file_color);
-			cairo_rectangle(cr, x, top1, w, PANEL_H - anon_h);
-			cairo_fill(cr);
+			cairo.cairo_rectangle(cr, x, top1, w, PANEL_H - anon_h);
+			cairo.cairo_fill(cr);
 			set_color(cr, anon_color);
-			cairo_rectangle(cr, x, top1 + PANEL_H - anon_h, w, anon_h);
-			cairo_fill(cr);
-			cairo_set_source_rgb(cr, 0, 0, 0);
+			cairo.cairo_rectangle(cr, x, top1 + PANEL_H - anon_h, w, anon_h);
+			cairo.cairo_fill(cr);
+			cairo.cairo_set_source_rgb(cr, 0, 0, 0);
 			error_bar(cr, x + w / 2, top1, PANEL_H, 1, s->anon_share);
 		}
-		cairo_set_source_rgb(cr, 0, 0, 0);
+		cairo.cairo_set_source_rgb(cr, 0, 0, 0);
 		snprintf(buf, sizeof(buf), "%.1f MiB", isnan(s->reclaimed_mib.mean) ? 0 : s->reclaimed_mib.mean);
 		text(cr, x + w / 2, top1 + PANEL_H + 16, 0.5, buf);
 	}
 
 	/* Panel 2: the cost. */
-	cairo_set_source_rgb(cr, 0, 0, 0);
+	cairo.cairo_set_source_rgb(cr, 0, 0, 0);
 	text(cr, LEFT, top2 - 10, 0, has_stall ? "What it cost: refaults per reclaimed page (bars), "
 						 "PSI stall ms (purple), mean ± sd" :
 						 "What it cost: refaults per reclaimed page, mean ± sd");
@@ -181,19 +214,19 @@ static void draw(cairo_t *cr, const struct ringside_profile_summary *sum, const 
 
 		set_color(cr, recommended(sum, s->swappiness) ? best_color : cost_color);
 		/* At least a sliver, so that a recommended zero still shows green. */
-		cairo_rectangle(cr, x, top2 + PANEL_H - fmax(h, 3), w, fmax(h, 3));
-		cairo_fill(cr);
-		cairo_set_source_rgb(cr, 0, 0, 0);
+		cairo.cairo_rectangle(cr, x, top2 + PANEL_H - fmax(h, 3), w, fmax(h, 3));
+		cairo.cairo_fill(cr);
+		cairo.cairo_set_source_rgb(cr, 0, 0, 0);
 		error_bar(cr, cx - 6, top2, PANEL_H, cost_max, s->cost);
 		if (has_stall && !isnan(s->stall_ms.mean)) {
 			double y = top2 + PANEL_H - PANEL_H * s->stall_ms.mean / stall_max;
 
 			set_color(cr, stall_color);
-			cairo_arc(cr, cx + 6, y, 4, 0, 2 * M_PI);
-			cairo_fill(cr);
+			cairo.cairo_arc(cr, cx + 6, y, 4, 0, 2 * M_PI);
+			cairo.cairo_fill(cr);
 			error_bar(cr, cx + 6, top2, PANEL_H, stall_max, s->stall_ms);
 		}
-		cairo_set_source_rgb(cr, 0, 0, 0);
+		cairo.cairo_set_source_rgb(cr, 0, 0, 0);
 		snprintf(buf, sizeof(buf), "%d%s", s->swappiness, s->short_of_amount ? " (short)" : "");
 		text(cr, cx, top2 + PANEL_H + 16, 0.5, buf);
 	}
@@ -206,24 +239,27 @@ static void draw(cairo_t *cr, const struct ringside_profile_summary *sum, const 
 int profile_chart_write(const struct ringside_profile_summary *sum, const char *title, const char *path,
 			bool png)
 {
-	cairo_surface_t *surface = png ? cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H) :
-					 cairo_svg_surface_create(path, W, H);
+	cairo_surface_t *surface;
 	cairo_status_t st;
 	cairo_t *cr;
 
-	if (cairo_surface_status(surface)) {
-		cairo_surface_destroy(surface);
+	if (profile_chart_unavailable())
+		return -ENOTSUP;
+	surface = png ? cairo.cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H) :
+			cairo.cairo_svg_surface_create(path, W, H);
+	if (!surface || cairo.cairo_surface_status(surface)) {
+		cairo.cairo_surface_destroy(surface);
 		return -EIO;
 	}
-	cr = cairo_create(surface);
+	cr = cairo.cairo_create(surface);
 	draw(cr, sum, title);
-	st = cairo_status(cr);
-	cairo_destroy(cr);
+	st = cairo.cairo_status(cr);
+	cairo.cairo_destroy(cr);
 	if (!st && png)
-		st = cairo_surface_write_to_png(surface, path);
-	cairo_surface_finish(surface);
+		st = cairo.cairo_surface_write_to_png(surface, path);
+	cairo.cairo_surface_finish(surface);
 	if (!st)
-		st = cairo_surface_status(surface);
-	cairo_surface_destroy(surface);
+		st = cairo.cairo_surface_status(surface);
+	cairo.cairo_surface_destroy(surface);
 	return st ? -EIO : 0;
 }

@@ -14,5 +14,7 @@
  */
 int profile_chart_write(const struct ringside_profile_summary *sum, const char *title, const char *path,
 			bool png);
+/* NULL when charts can be drawn, else why not (cairo is opened on first use). */
+const char *profile_chart_unavailable(void);
 
 #endif
