@@ -130,13 +130,13 @@ initramfs() {
 	# the profile's charts (no static cairo).
 	$static -o "$dir/bin/ringside" $(ls "$root/$OUT"/cli/*.o | grep -v -e /cmd_agent.o -e /web_config.o -e /profile_chart.o) \
 		"$root/kernel/agent_absent.c" "$root/kernel/chart_absent.c" "$root/$OUT/libringside.a" \
-		-lbpf -ldw -lelf -lcapstone -lz -llzma -lbz2 -lzstd -lm 2>"$work/static.log" || { cat "$work/static.log"; die "static link failed"; }
+		-lbpf -lelf -lz -llzma -lbz2 -lzstd -lm 2>"$work/static.log" || { cat "$work/static.log"; die "static link failed"; }
 	$static -o "$dir/bin/procmap_check" "$root/tests/progs/procmap_check.c"
 	$static -mno-red-zone -o "$dir/bin/uretprobe_check" "$root/tests/progs/uretprobe_check.c"
 	$static -o "$dir/bin/kgcm_check" "$root/tests/progs/kgcm_check.c" -lpthread
 	# The embedding example, as an agent uses the library: the exposition without HTTP.
 	$static -o "$dir/bin/collector_metrics" "$root/examples/collector_metrics.c" "$root/$OUT/libringside.a" \
-		-lbpf -lelf -ldw -lz -llzma -lbz2 -lzstd -lcapstone -lm 2>>"$work/static.log" ||
+		-lbpf -lelf -lz -llzma -lbz2 -lzstd -lm 2>>"$work/static.log" ||
 		{ cat "$work/static.log"; die "static link of collector_metrics failed"; }
 	cp "$root/tests/progs/uretprobe_run.sh" "$dir/bin/uretprobe_run.sh"
 	cp "$root/tests/guest/run.sh" "$dir/init"

@@ -182,7 +182,7 @@ void rs_probe_attach_btf(struct ringside_feature_result *r, const struct btf *vm
 		return;
 	}
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = id);
-	prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, "rs_probe", "GPL", ret0, 2, &opts);
+	prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, "probe_by_btf_id", "GPL", ret0, 2, &opts);
 	if (prog < 0) {
 		err = -errno;
 		rs_feature_set(r, false, "%s: program load failed: %s%s", what, strerror(-err), rs_eperm_hint(err));

@@ -28,9 +28,10 @@ void rs_probe_btrfs(struct ringside_features *out, const struct btf *vmlinux);
 void rs_probe_tracefs(struct ringside_feature_result *r, struct ringside_feature_result *sys_exit);
 /*
  * Wait until the probes' links are released. Releasing a uprobe waits out a
- * grace period (about 100 ms each here), so the probes release theirs on
- * threads while start-up goes on; a session's attach waits for them before
- * it returns, so no probe's link outlives start-up.
+ * grace period (about 100 ms here), so the probes release theirs on threads
+ * and start-up does not wait: a session's close (and a features listing)
+ * waits for them, so no probe's link outlives the process's use of ringside.
+ * Until a thread has run, a probe's link is still among the process's fds.
  */
 void rs_probe_links_released(void);
 

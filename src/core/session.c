@@ -450,10 +450,12 @@ int ringside_session_attach(struct ringside_session *s)
 		s->st.links += c->nr_links + c->nr_link_fds;
 	}
 	s->attached = true;
-	rs_probe_links_released();
+	/* The feature probes' links may still be releasing (a grace period, ~100
+	 * ms) on their threads: not waited for here, but by close. */
 	/*
-	 * Loading parsed the kernel's BTF (several MB, several times) and freed
-	 * it; glibc keeps freed heap mapped. A tracer runs for hours: give it back.
+	 * Loading parsed the kernel's BTF (several MB: once for ringside's own
+	 * checks, once per object by libbpf) and freed it; glibc keeps freed heap
+	 * mapped. A tracer runs for hours: give it back.
 	 */
 	malloc_trim(0);
 	return 0;

@@ -64,17 +64,22 @@ variants_attached() {	# COLLECTOR ARGS...: ringside COLLECTOR ARGS runs while it
 		python3 - "$rs" "$col" "$tmp/features.json" <<'PY'
 import glob, json, subprocess, sys
 pid, col, features = sys.argv[1], sys.argv[2], sys.argv[3]
-ids, link_types = set(), set()
+links = set()
 for f in glob.glob("/proc/%s/fdinfo/*" % pid):
     try:
         info = dict(l.split(":", 1) for l in open(f) if ":" in l)
     except OSError:
         continue
     if "link_type" in info and "prog_id" in info:
-        ids.add(int(info["prog_id"]))
-        link_types.add(info["link_type"].strip())
-names = [json.loads(subprocess.run(["bpftool", "-j", "prog", "show", "id", str(i)], capture_output=True,
-                                   text=True).stdout)["name"] for i in ids]
+        links.add((int(info["prog_id"]), info["link_type"].strip()))
+def name_of(i):
+    out = subprocess.run(["bpftool", "-j", "prog", "show", "id", str(i)], capture_output=True, text=True).stdout
+    return json.loads(out)["name"] if out.strip() else ""
+# The feature probes' links are released on threads after start-up: not the collector's.
+named = [(name_of(i), t) for i, t in links]
+named = [(n, t) for n, t in named if n and not n.startswith("probe_")]
+names = [n for n, _ in named]
+link_types = {t for _, t in named}
 rows = [o for o in map(json.loads, open(features)) if o["type"] == "variant" and o["collector"] == col]
 def hits(prefixes):
     return [n for n in names for p in prefixes.split() if n.startswith(p[:15])]
