@@ -31,13 +31,15 @@
 #include "ringside/events.h"
 #include "ringbuf_flood.skel.h"
 
-#define RING_BYTES (256 * 1024)	/* ringside's default --ringbuf-size */
+#define DEFAULT_RING_BYTES (256 * 1024)	/* ringside gcm's default --ringbuf-size */
 #define BURST 8
 #define DEADLINE_S 60.0
 
 struct bench_cfg {
 	const char *ringside, *lib;
 	double secs;
+	unsigned long ring_bytes;	/* RING_KIB=N for another size than the default */
+	char ring_arg[24];
 };
 
 struct tracer {
@@ -190,7 +192,8 @@ static int find_maps(struct tracer *t)
 static int tracer_start(const struct bench_cfg *cfg, bool json, struct tracer *t)
 {
 	const char *argv[] = { cfg->ringside, "gcm", "--events", "--lib", cfg->lib, "--comm",
-			       "ringbuf_bench", "-v", json ? "--json" : NULL, NULL };
+			       "ringbuf_bench", "-v", "--ringbuf-size", cfg->ring_arg,
+			       json ? "--json" : NULL, NULL };
 	double deadline = now_s() + DEADLINE_S;
 	int fd;
 
@@ -301,7 +304,7 @@ static int one_run(const struct bench_cfg *cfg, bool json, bool batched, double 
 	skel->rodata->caller_addr = (uintptr_t)flood_loop + 4;
 	skel->rodata->rs_filter.tgid = getpid();
 	/* ringside's policy: wake the reader when an eighth of the ring waits. */
-	skel->rodata->rs_filter.wakeup_bytes = batched ? RING_BYTES / 8 : 0;
+	skel->rodata->rs_filter.wakeup_bytes = batched ? cfg->ring_bytes / 8 : 0;
 	err = bpf_map__reuse_fd(skel->maps.events, t.ring_fd);
 	if (!err)
 		err = bpf_map__reuse_fd(skel->maps.drops, t.drops_fd);
@@ -351,7 +354,7 @@ static const char *find_libcrypto(void)
 
 int main(int argc, char **argv)
 {
-	struct bench_cfg cfg = { .secs = 2.0 };
+	struct bench_cfg cfg = { .secs = 2.0, .ring_bytes = DEFAULT_RING_BYTES };
 	static const double rates[] = { 5e5, 1e6, 0 };
 	char self[4096], ringside[4200];
 	ssize_t n;
@@ -370,12 +373,15 @@ int main(int argc, char **argv)
 	cfg.lib = find_libcrypto();
 	if (argc > 1)
 		cfg.secs = atof(argv[1]);
+	if (getenv("RING_KIB"))
+		cfg.ring_bytes = strtoul(getenv("RING_KIB"), NULL, 10) * 1024;
+	snprintf(cfg.ring_arg, sizeof(cfg.ring_arg), "%lu", cfg.ring_bytes);
 	if (!cfg.lib) {
 		puts("ringbuf_bench: no libcrypto.so.3 to attach ringside gcm to");
 		return 1;
 	}
-	printf("ring %d KiB (the default), %d records per system call, %.1f s per run\n",
-	       RING_BYTES / 1024, BURST, cfg.secs);
+	printf("ring %lu KiB%s, %d records per system call, %.1f s per run\n", cfg.ring_bytes / 1024,
+	       cfg.ring_bytes == DEFAULT_RING_BYTES ? " (the default)" : "", BURST, cfg.secs);
 	printf("%-5s %-9s %-9s %11s %11s %10s %8s %10s %9s %s\n", "out", "wakeups", "offered",
 	       "produced", "delivered", "deliv/s", "lost", "cpu_ns/rec", "rec/wake", "check");
 	for (int j = 0; j < 2; j++)

@@ -59,17 +59,21 @@ static void *load_thread(void *arg)
 	return NULL;
 }
 
-/* Addresses are shown to us (kptr_restrict) when the first line's is not zero. */
+/*
+ * Addresses are shown to us (kptr_restrict) when one is not zero among the
+ * first lines: per-CPU symbols at 0 open the file on many kernels.
+ */
 static int addresses_visible(void)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
 	char line[512];
-	int err = 0;
+	int err = -EPERM;
 
 	if (!f)
 		return -errno;
-	if (!fgets(line, sizeof(line), f) || !strtoull(line, NULL, 16))
-		err = -EPERM;
+	for (int i = 0; i < 256 && err && fgets(line, sizeof(line), f); i++)
+		if (strtoull(line, NULL, 16))
+			err = 0;
 	fclose(f);
 	return err;
 }
