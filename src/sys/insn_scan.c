@@ -9,7 +9,6 @@
  */
 #include <capstone/capstone.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,26 +19,11 @@
 /* capstone, opened when a Go binary is first decoded (dl_bind.h). */
 #define CS_FNS(X) X(cs_open) X(cs_option) X(cs_malloc) X(cs_disasm_iter) X(cs_insn_group) \
 		  X(cs_free) X(cs_close)
-static struct {
-	CS_FNS(RS_DL_DECLARE)
-} cs;
-static const char *const cs_names[] = { CS_FNS(RS_DL_NAME) };
-_Static_assert(sizeof(cs) == sizeof(cs_names) / sizeof(cs_names[0]) * sizeof(void *),
-	       "one pointer per name");
-static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
-static int cs_bind_err;
-static char cs_bind_why[256];
-
-static void cs_bind(void)
-{
-	cs_bind_err = rs_dl_bind("libcapstone.so.4", "libcapstone4", cs_names, (void **)&cs,
-			    sizeof(cs_names) / sizeof(cs_names[0]), cs_bind_why, sizeof(cs_bind_why));
-}
+RS_DL_LIBRARY(cs, "libcapstone.so.4", "libcapstone4", CS_FNS)
 
 const char *rs_insn_scan_unavailable(void)
 {
-	pthread_once(&cs_once, cs_bind);
-	return cs_bind_err ? cs_bind_why : NULL;
+	return cs_unavailable();
 }
 
 static int push_ret(struct rs_func_exits *fx, uint64_t at)

@@ -24,24 +24,10 @@
 		  X(dwfl_standard_find_debuginfo) X(dwfl_attach_state) X(dwfl_addrmodule) \
 		  X(dwfl_getthread_frames) X(dwfl_frame_pc) X(dwfl_thread_state_registers) \
 		  X(dwfl_thread_state_register_pc)
-static struct {
-	DW_FNS(RS_DL_DECLARE)
-} dw;
-static const char *const dw_names[] = { DW_FNS(RS_DL_NAME) };
-_Static_assert(sizeof(dw) == sizeof(dw_names) / sizeof(dw_names[0]) * sizeof(void *),
-	       "one pointer per name");
-static pthread_once_t dw_once = PTHREAD_ONCE_INIT;
-static int dw_err;
-static char dw_why[256];
+RS_DL_LIBRARY(dw, "libdw.so.1", "libdw1", DW_FNS)
+/* Filled once libdw is bound: its own functions find the files. */
 static Dwfl_Callbacks proc_callbacks;
 
-static void dw_bind(void)
-{
-	dw_err = rs_dl_bind("libdw.so.1", "libdw1", dw_names, (void **)&dw,
-			    sizeof(dw_names) / sizeof(dw_names[0]), dw_why, sizeof(dw_why));
-	proc_callbacks.find_elf = dw.dwfl_linux_proc_find_elf;
-	proc_callbacks.find_debuginfo = dw.dwfl_standard_find_debuginfo;
-}
 
 #define UNWIND_PROCS 8
 
@@ -200,17 +186,17 @@ int ringside_unwind(struct ringside_unwinder *u, pid_t pid, const struct rs_stac
 int ringside_unwinder_new(struct ringside_unwinder **out)
 {
 	*out = NULL;
-	pthread_once(&dw_once, dw_bind);
-	if (dw_err)
-		return dw_err;
+	if (dw_unavailable())
+		return -ENOENT;
+	proc_callbacks.find_elf = dw.dwfl_linux_proc_find_elf;
+	proc_callbacks.find_debuginfo = dw.dwfl_standard_find_debuginfo;
 	*out = calloc(1, sizeof(**out));
 	return *out ? 0 : -ENOMEM;
 }
 
 const char *ringside_unwinder_unavailable(void)
 {
-	pthread_once(&dw_once, dw_bind);
-	return dw_err ? dw_why : NULL;
+	return dw_unavailable();
 }
 
 void ringside_unwinder_free(struct ringside_unwinder *u)

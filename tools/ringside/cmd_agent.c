@@ -31,12 +31,7 @@
 		   X(MHD_create_response_from_buffer) X(MHD_destroy_response) X(MHD_free) \
 		   X(MHD_lookup_connection_value) X(MHD_queue_basic_auth_fail_response) \
 		   X(MHD_queue_response) X(MHD_start_daemon) X(MHD_stop_daemon)
-static struct {
-	MHD_FNS(RS_DL_DECLARE)
-} mhd;
-static const char *const mhd_names[] = { MHD_FNS(RS_DL_NAME) };
-_Static_assert(sizeof(mhd) == sizeof(mhd_names) / sizeof(mhd_names[0]) * sizeof(void *),
-	       "one pointer per name");
+RS_DL_LIBRARY(mhd, "libmicrohttpd.so.12", "libmicrohttpd12", MHD_FNS)
 
 #define DEFAULT_LISTEN "127.0.0.1:9477"
 
@@ -288,11 +283,9 @@ static struct MHD_Daemon *start_http(struct agent *a)
 	struct sockaddr_storage ss = { 0 };
 	unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	struct MHD_Daemon *d;
-	char why[256];
 
-	if (rs_dl_bind("libmicrohttpd.so.12", "libmicrohttpd12", mhd_names, (void **)&mhd,
-		       sizeof(mhd_names) / sizeof(mhd_names[0]), why, sizeof(why))) {
-		cli_err("cannot serve /metrics: %s", why);
+	if (mhd_unavailable()) {
+		cli_err("cannot serve /metrics: %s", mhd_unavailable());
 		return NULL;
 	}
 	if (parse_listen(a->listen, &ss)) {

@@ -10,7 +10,6 @@
 #include <cairo-svg.h>
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 
 #include "dl_bind.h"
@@ -25,26 +24,11 @@
 		     X(cairo_surface_destroy) X(cairo_surface_finish) X(cairo_surface_status) \
 		     X(cairo_surface_write_to_png) X(cairo_svg_surface_create) X(cairo_text_extents) \
 		     X(cairo_translate)
-static struct {
-	CAIRO_FNS(RS_DL_DECLARE)
-} cairo;
-static const char *const cairo_names[] = { CAIRO_FNS(RS_DL_NAME) };
-_Static_assert(sizeof(cairo) == sizeof(cairo_names) / sizeof(cairo_names[0]) * sizeof(void *),
-	       "one pointer per name");
-static pthread_once_t cairo_once = PTHREAD_ONCE_INIT;
-static int cairo_err;
-static char cairo_why[256];
-
-static void cairo_bind(void)
-{
-	cairo_err = rs_dl_bind("libcairo.so.2", "libcairo2", cairo_names, (void **)&cairo,
-			       sizeof(cairo_names) / sizeof(cairo_names[0]), cairo_why, sizeof(cairo_why));
-}
+RS_DL_LIBRARY(cairo, "libcairo.so.2", "libcairo2", CAIRO_FNS)
 
 const char *profile_chart_unavailable(void)
 {
-	pthread_once(&cairo_once, cairo_bind);
-	return cairo_err ? cairo_why : NULL;
+	return cairo_unavailable();
 }
 
 #define W 800
