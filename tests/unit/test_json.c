@@ -125,10 +125,53 @@ static void buffering(void)
 	CHECK_EQ_STR(b, want);
 }
 
+/* The escape of one byte alone, as JSON needs it (ASCII only: the others are UTF-8's). */
+static void one_byte_expected(unsigned char c, char *out, size_t len)
+{
+	if (c == '"' || c == '\\')
+		snprintf(out, len, "\\%c", c);
+	else if (c == '\n' || c == '\r' || c == '\t')
+		snprintf(out, len, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+	else if (c < 0x20 || c == 0x7f)
+		snprintf(out, len, "\\u%04x", c);
+	else if (c >= 0x80)
+		snprintf(out, len, "\\ufffd");	/* a lone byte of 0x80 and up is not UTF-8 */
+	else
+		snprintf(out, len, "%c", c);
+}
+
+/*
+ * Strings are checked eight bytes at a time: every byte value at every
+ * position of a 19-byte string (two words and a tail) is escaped as the
+ * byte-at-a-time rule says, with plain bytes copied around it.
+ */
+static void word_at_a_time(void)
+{
+	char in[20], want[64], esc[8], got[96];
+	int bad = 0;
+
+	for (int c = 1; c < 256; c++) {
+		for (int at = 0; at < 19; at++) {
+			FILE *f = fmemopen(got, sizeof(got), "w");
+
+			memset(in, 'a', 19);
+			in[19] = '\0';
+			in[at] = (char)c;
+			one_byte_expected((unsigned char)c, esc, sizeof(esc));
+			snprintf(want, sizeof(want), "\"%.*s%s%s\"", at, in, esc, in + at + 1);
+			ringside_json_string(f, in);
+			fclose(f);
+			bad += strcmp(got, want) != 0;
+		}
+	}
+	CHECK_EQ_INT(bad, 0);
+}
+
 int main(void)
 {
 	RUN(basic);
 	RUN(escaping);
 	RUN(buffering);
+	RUN(word_at_a_time);
 	UNIT_EXIT();
 }
