@@ -86,7 +86,12 @@ struct ringside_session_opts {
 
 int ringside_session_open(const struct ringside_session_opts *opts,
 			  struct ringside_session **out);
-/* Load and attach every enabled collector. On failure nothing stays attached. */
+/*
+ * Load and attach every enabled collector. On failure nothing stays attached.
+ * The kernel feature probes' own links (released on threads: each waits out
+ * a grace period, ~100 ms) may still be going away when this returns;
+ * ringside_session_close() waits for them.
+ */
 int ringside_session_attach(struct ringside_session *s);
 /*
  * Consume ready records; waits up to timeout_ms (-1: forever). Returns count.
