@@ -249,10 +249,9 @@ void rs_ksyms_free(struct rs_ksyms *ks)
 	free(ks);
 }
 
-/* The best-ranked range holding ip, or NULL. */
+/* With the load settled: the best-ranked range holding ip, or NULL. */
 static const struct rs_ksym_range *find(const struct rs_ksyms *ks, uint64_t ip)
 {
-	settle(ks);
 	for (size_t i = 0; ks && i < ks->n; i++)
 		if (ip >= ks->ranges[i].start && ip < ks->ranges[i].end)
 			return &ks->ranges[i];
@@ -261,8 +260,10 @@ static const struct rs_ksym_range *find(const struct rs_ksyms *ks, uint64_t ip)
 
 uint8_t rs_ksyms_tag(const struct rs_ksyms *ks, uint64_t ip)
 {
-	const struct rs_ksym_range *r = find(ks, ip);
+	const struct rs_ksym_range *r;
 
+	settle(ks);
+	r = find(ks, ip);
 	return r ? r->tag : 0;
 }
 
@@ -270,6 +271,7 @@ uint8_t rs_ksyms_stack_tag(const struct rs_ksyms *ks, const __u64 *ips, unsigned
 {
 	const struct rs_ksym_range *best = NULL;
 
+	settle(ks);
 	for (unsigned int i = 0; i < n; i++) {
 		const struct rs_ksym_range *r = find(ks, ips[i]);
 
