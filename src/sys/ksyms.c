@@ -18,7 +18,7 @@ struct rs_ksyms {
 	size_t n;
 	const struct rs_ksym_tag *tags;
 	size_t nr_tags;
-	struct rs_ksyms_loader *loader;	/* NULL once the ranges are final */
+	struct rs_ksyms_loader *loader;	/* NULL when parsed on the caller's thread */
 };
 
 /*
@@ -109,8 +109,7 @@ int rs_ksyms_load(const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksym
 	return 0;
 }
 
-/* Wait for a load still on its thread; its error, 0 when the ranges are complete. */
-static int settle(const struct rs_ksyms *ks)
+int rs_ksyms_wait(const struct rs_ksyms *ks)
 {
 	struct rs_ksyms_loader *l = ks ? ks->loader : NULL;
 	int err;
@@ -125,11 +124,6 @@ static int settle(const struct rs_ksyms *ks)
 	err = l->err;
 	pthread_mutex_unlock(&l->lock);
 	return err;
-}
-
-int rs_ksyms_wait(const struct rs_ksyms *ks)
-{
-	return settle(ks);
 }
 
 /* One kallsyms line: "ADDR TYPE NAME[\t[MODULE]]"; false for anything else. */
@@ -191,6 +185,7 @@ static int parse_into(FILE *f, struct rs_ksyms *ks)
 	uint64_t *addrs = NULL;
 	size_t nr_addrs = 0, cap_addrs = 0, cap = 0;
 	char line[512];
+	int err = -EPERM;
 
 	while (fgets(line, sizeof(line), f)) {
 		uint64_t addr;
@@ -226,22 +221,19 @@ static int parse_into(FILE *f, struct rs_ksyms *ks)
 	return 0;
 nomem:
 	free(addrs);
-	free(ks->ranges);
-	ks->ranges = NULL;
-	ks->n = 0;
-	return -ENOMEM;
+	err = -ENOMEM;
 fail:
 	free(ks->ranges);
 	ks->ranges = NULL;
 	ks->n = 0;
-	return -EPERM;
+	return err;
 }
 
 void rs_ksyms_free(struct rs_ksyms *ks)
 {
 	if (!ks)
 		return;
-	settle(ks);
+	rs_ksyms_wait(ks);
 	if (ks->loader)
 		pthread_mutex_destroy(&ks->loader->lock);
 	free(ks->loader);
@@ -262,7 +254,7 @@ uint8_t rs_ksyms_tag(const struct rs_ksyms *ks, uint64_t ip)
 {
 	const struct rs_ksym_range *r;
 
-	settle(ks);
+	rs_ksyms_wait(ks);
 	r = find(ks, ip);
 	return r ? r->tag : 0;
 }
@@ -271,7 +263,7 @@ uint8_t rs_ksyms_stack_tag(const struct rs_ksyms *ks, const __u64 *ips, unsigned
 {
 	const struct rs_ksym_range *best = NULL;
 
-	settle(ks);
+	rs_ksyms_wait(ks);
 	for (unsigned int i = 0; i < n; i++) {
 		const struct rs_ksym_range *r = find(ks, ips[i]);
 
@@ -283,7 +275,7 @@ uint8_t rs_ksyms_stack_tag(const struct rs_ksyms *ks, const __u64 *ips, unsigned
 
 const struct rs_ksym_range *rs_ksyms_ranges(const struct rs_ksyms *ks, size_t *n)
 {
-	settle(ks);
+	rs_ksyms_wait(ks);
 	*n = ks ? ks->n : 0;
 	return ks ? ks->ranges : NULL;
 }
