@@ -228,9 +228,11 @@ if patched; then
 	row_refaults() { sed -n 's/.*"swappiness":'$1',.*"refault_anon":\([0-9]*\),"refault_file":\([0-9]*\).*/\1 \2/p' /tmp/profile; }
 	r0=$(row_refaults 0) r200=$(row_refaults 200)
 	# Most of the file taken at 0 comes back within the window; of the anon
-	# taken at 200 only the workload's own buffers (a few pages) do.
-	check reclaim_v2_profile_cost_file_hot '[ "${r0#* }" -ge $((f0 / 2)) ] && [ $((${r200% *} + ${r200#* })) -le $((a200 / 20)) ]' \
-		"refaults at 0: $r0, at 200: $r200, file taken at 0: $f0"
+	# taken at 200 only the workload's own buffers (a few pages) do. 200 may
+	# take some file too (upstream once had 760 file refaults): that comes back as
+	# file refaults, bounded by what was taken, and is not the anon's cost.
+	check reclaim_v2_profile_cost_file_hot '[ "${r0#* }" -ge $((f0 / 2)) ] && [ "${r200% *}" -le $((a200 / 20)) ] && [ "${r200#* }" -le "$f200" ]' \
+		"refaults at 0: $r0, at 200: $r200, file taken at 0: $f0, at 200: anon $a200 file $f200"
 	check reclaim_v2_profile_recommends_200 'grep -q "\"type\":\"reclaim_profile_recommendation\",\"swappiness\":\[200\]" /tmp/profile' \
 		"$(grep recommendation /tmp/profile)"
 else
