@@ -23,6 +23,7 @@
 
 #include "ringside/ringside.h"
 #include "ringside/resolve.h"
+#include "addr_run.h"
 #include "symtab.h"
 #include "proc_stat.h"
 #include "procmaps_int.h"
@@ -859,19 +860,10 @@ int ringside_normalize(struct ringside_resolver *r, pid_t pid, const uint64_t *a
 		}
 found:
 		if (cv) {
-			/*
-			 * The run of addresses inside this VMA, with its bounds in
-			 * locals: the stores below could alias cv for the compiler.
-			 */
-			const struct ringside_mapping *m = &cv->m;
-			uint64_t start = m->start, end = m->end, delta = m->offset - m->start;
-			size_t j = i;
+			struct rs_addr_run run = { cv->m.start, cv->m.end, cv->m.offset - cv->m.start,
+						   &cv->m };
+			size_t j = rs_addr_run_fill(&run, addrs, i, n, file_offset, mapping);
 
-			while (j < n && addrs[j] >= start && addrs[j] < end) {
-				file_offset[j] = addrs[j] + delta;
-				mapping[j] = m;
-				j++;
-			}
 			mapped += (int)(j - i);
 			i = j - 1;
 		} else {
