@@ -91,11 +91,30 @@ static inline void emit_c(FILE *out, char c)
 	tbuf.data[tbuf.len++] = c;
 }
 
-/* Bytes written as they are: printable ASCII other than the quote and backslash. */
-static bool plain(unsigned char c)
+/*
+ * Room for n more bytes at the end of the buffer for out, flushing first if
+ * need be; NULL when n is more than the buffer holds. The caller writes
+ * there and adds what it wrote to tbuf.len: the common member is then one
+ * check and one copy instead of a check per span or character.
+ */
+static inline char *reserve(FILE *out, size_t n)
 {
-	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+	if (__builtin_expect(tbuf.out != out || tbuf.len + n > sizeof(tbuf.data), 0)) {
+		flush_buf();
+		tbuf.out = out;
+		if (n > sizeof(tbuf.data))
+			return NULL;
+	}
+	return tbuf.data + tbuf.len;
 }
+
+/*
+ * Bytes written as they are: printable ASCII other than the quote and
+ * backslash. A table, for the short keys and tails a word test leaves.
+ */
+static const unsigned char plain_byte[256] = {
+	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7e] = 1,
+};
 
 /*
  * Does any byte of w need more than copying (below 0x20, '"', '\\', 0x7f
@@ -122,18 +141,60 @@ static size_t plain_end(const unsigned char *p, size_t i, size_t len)
 		if (!word_plain(w))
 			break;
 	}
-	while (i < len && plain(p[i]))
+	while (i < len && plain_byte[p[i]])
 		i++;
 	return i;
 }
 
-/* Plain runs are copied whole; only the rare other byte is looked at alone. */
-static void write_string(FILE *out, const char *s, size_t max)
+/*
+ * Copy p[0, n) to d if it is all plain and return n; otherwise return where
+ * to go on looking, at or before the first byte that is not plain, d[0, i)
+ * copied. Keys are mostly 3 to 12 bytes: a string of 4 or more is tested a
+ * word at a time to its end, the last word (or the two halves of a short
+ * one) overlapping bytes already tested.
+ */
+static inline size_t copy_plain(char *d, const unsigned char *p, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t i = 0, n = strnlen((const char *)p, max);
+	uint32_t head, tail;
+	uint64_t w;
+	size_t i = 0;
 
-	emit_c(out, '"');
+	if (n >= 8) {
+		for (; i + 8 <= n; i += 8) {
+			memcpy(&w, p + i, 8);
+			if (!word_plain(w))
+				return i;
+			memcpy(d + i, &w, 8);
+		}
+		if (i < n) {
+			memcpy(&w, p + n - 8, 8);
+			if (!word_plain(w))
+				return i;
+			memcpy(d + n - 8, &w, 8);
+		}
+		return n;
+	}
+	if (n >= 4) {
+		memcpy(&head, p, 4);
+		memcpy(&tail, p + n - 4, 4);
+		if (!word_plain((uint64_t)head << 32 | tail))
+			return 0;
+		memcpy(d, &head, 4);
+		memcpy(d + n - 4, &tail, 4);
+		return n;
+	}
+	for (; i < n && plain_byte[p[i]]; i++)
+		d[i] = (char)p[i];
+	return i;
+}
+
+/*
+ * The rest of a quoted string from p[i], its opening quote and p[0, i)
+ * written: plain runs are copied whole, only the rare other byte is looked
+ * at alone.
+ */
+static void write_rest(FILE *out, const unsigned char *p, size_t i, size_t n)
+{
 	for (;;) {
 		size_t run = plain_end(p, i, n), len;
 		char esc[8];
@@ -163,24 +224,67 @@ static void write_string(FILE *out, const char *s, size_t max)
 	emit_c(out, '"');
 }
 
+/* A plain string, the common case, goes straight into the buffer with its quotes. */
+static void write_string(FILE *out, const char *s, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t n = strnlen((const char *)p, max), i = 0;
+	char *d = reserve(out, n + 2);
+
+	if (d) {
+		d[0] = '"';
+		i = copy_plain(d + 1, p, n);
+		if (i == n) {
+			d[n + 1] = '"';
+			tbuf.len += n + 2;
+			return;
+		}
+		tbuf.len += i + 1;
+	} else {
+		emit_c(out, '"');
+	}
+	write_rest(out, p, i, n);
+}
+
 void ringside_json_string(FILE *out, const char *s)
 {
 	write_string(out, s, (size_t)-1);
 	flush_buf();
 }
 
-/* The separator and key before a member of the innermost level. */
+/* The separator and key before a member of the innermost level: with a plain key, one copy. */
 static void member(struct ringside_json *j, const char *key)
 {
 	unsigned int d = j->depth ? j->depth - 1 : 0;
+	bool comma = j->any[d];
+	size_t n, k = 0;
+	char *b;
 
-	if (j->any[d])
-		emit_c(j->out, ',');
 	j->any[d] = true;
-	if (key && !j->array[d]) {
-		write_string(j->out, key, (size_t)-1);
-		emit_c(j->out, ':');
+	if (!key || j->array[d]) {
+		if (comma)
+			emit_c(j->out, ',');
+		return;
 	}
+	n = strlen(key);
+	b = reserve(j->out, n + 4);
+	if (b) {
+		if (comma)
+			b[k++] = ',';
+		b[k++] = '"';
+		if (copy_plain(b + k, (const unsigned char *)key, n) == n) {
+			k += n;
+			b[k++] = '"';
+			b[k++] = ':';
+			tbuf.len += k;
+			return;
+		}
+	}
+	/* Nothing of the above was kept: tbuf.len did not move. */
+	if (comma)
+		emit_c(j->out, ',');
+	write_string(j->out, key, (size_t)-1);
+	emit_c(j->out, ':');
 }
 
 static void open_level(struct ringside_json *j, const char *key, bool array)
@@ -240,15 +344,26 @@ void ringside_json_strn(struct ringside_json *j, const char *key, const char *s,
 	write_string(j->out, s, len);
 }
 
-/* Decimal digits of v, without printf's format parsing. */
+/* Decimal digits of v, two a step, without printf's format parsing. */
 static void emit_u64(FILE *out, uint64_t v, bool negative)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
 	char digits[24], *p = digits + sizeof(digits);
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
 	if (negative)
 		*--p = '-';
 	emit(out, p, (size_t)(digits + sizeof(digits) - p));

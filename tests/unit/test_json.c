@@ -141,27 +141,42 @@ static void one_byte_expected(unsigned char c, char *out, size_t len)
 }
 
 /*
- * Strings are checked eight bytes at a time: every byte value at every
- * position of a 19-byte string (two words and a tail) is escaped as the
- * byte-at-a-time rule says, with plain bytes copied around it.
+ * Strings are checked eight bytes at a time, short ones as two overlapping
+ * halves, and keys go the same way into the record: every byte value at
+ * every position of strings of 1 to 19 bytes (below a word, one word with
+ * an overlapping tail, two words and a tail), as a value and as a key, is
+ * escaped as the byte-at-a-time rule says, with plain bytes copied around it.
  */
 static void word_at_a_time(void)
 {
-	char in[20], want[64], esc[8], got[96];
+	char in[20], want[96], esc[8], got[128];
 	int bad = 0;
 
-	for (int c = 1; c < 256; c++) {
-		for (int at = 0; at < 19; at++) {
-			FILE *f = fmemopen(got, sizeof(got), "w");
+	for (int len = 1; len <= 19; len++) {
+		for (int c = 1; c < 256; c++) {
+			for (int at = 0; at < len; at++) {
+				FILE *f = fmemopen(got, sizeof(got), "w");
+				struct ringside_json j;
 
-			memset(in, 'a', 19);
-			in[19] = '\0';
-			in[at] = (char)c;
-			one_byte_expected((unsigned char)c, esc, sizeof(esc));
-			snprintf(want, sizeof(want), "\"%.*s%s%s\"", at, in, esc, in + at + 1);
-			ringside_json_string(f, in);
-			fclose(f);
-			bad += strcmp(got, want) != 0;
+				memset(in, 'a', (size_t)len);
+				in[len] = '\0';
+				in[at] = (char)c;
+				one_byte_expected((unsigned char)c, esc, sizeof(esc));
+				snprintf(want, sizeof(want), "\"%.*s%s%s\"", at, in, esc, in + at + 1);
+				ringside_json_string(f, in);
+				fclose(f);
+				bad += strcmp(got, want) != 0;
+
+				f = fmemopen(got, sizeof(got), "w");
+				ringside_json_begin(&j, f);
+				ringside_json_u64(&j, "k", 1);
+				ringside_json_u64(&j, in, 2);
+				ringside_json_end(&j);
+				fclose(f);
+				snprintf(want, sizeof(want), "{\"k\":1,\"%.*s%s%s\":2}\n", at, in, esc,
+					 in + at + 1);
+				bad += strcmp(got, want) != 0;
+			}
 		}
 	}
 	CHECK_EQ_INT(bad, 0);
