@@ -85,24 +85,62 @@ static void json_lib(struct ringside_json *j, const struct gcm_cli *g, uint32_t 
  * "CRYPTO_gcm128_tag+0x20", or "libcrypto.so.3+0x1234" without a symbol;
  * with_file adds " (libcrypto.so.3)" to a symbol, as stack frames show it.
  */
+/*
+ * Bounded string building for format_addr(): every record formats its
+ * caller, and snprintf's format parsing was a seventh of the reader's time
+ * per record in a flood. Output is cut at the buffer, as snprintf's is.
+ */
+struct addr_text {
+	char *p, *end;	/* end: the byte kept for the terminating NUL */
+};
+
+static void addr_put(struct addr_text *t, const char *s)
+{
+	while (*s && t->p < t->end)
+		*t->p++ = *s++;
+}
+
+static void addr_put_hex(struct addr_text *t, uint64_t v)
+{
+	char digits[2 + 16], *d = digits + sizeof(digits);
+
+	do {
+		*--d = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	*--d = 'x';
+	*--d = '0';
+	while (d < digits + sizeof(digits) && t->p < t->end)
+		*t->p++ = *d++;
+}
+
 static void format_addr(struct gcm_cli *g, pid_t pid, uint64_t addr, char *out, size_t len,
 			bool with_file)
 {
+	struct addr_text t = { out, out + len - 1 };
 	struct ringside_sym sym;
 	const char *base;
 
 	if (!addr || ringside_resolve(g->resolver, pid, addr, &sym)) {
-		snprintf(out, len, "0x%llx", (unsigned long long)addr);
-		return;
+		addr_put_hex(&t, addr);
+	} else if (sym.symbol) {
+		addr_put(&t, sym.symbol);
+		addr_put(&t, "+");
+		addr_put_hex(&t, sym.sym_offset);
+		if (with_file) {
+			base = strrchr(sym.path, '/');
+			addr_put(&t, " (");
+			addr_put(&t, base ? base + 1 : sym.path);
+			addr_put(&t, ")");
+		}
+	} else {
+		base = strrchr(sym.path, '/');
+		base = base ? base + 1 : sym.path;
+		addr_put(&t, base[0] ? base : "[anon]");
+		addr_put(&t, "+");
+		addr_put_hex(&t, sym.file_offset);
 	}
-	base = strrchr(sym.path, '/');
-	base = base ? base + 1 : sym.path;
-	if (sym.symbol)
-		snprintf(out, len, "%s+0x%llx%s%s%s", sym.symbol, (unsigned long long)sym.sym_offset,
-			 with_file ? " (" : "", with_file ? base : "", with_file ? ")" : "");
-	else
-		snprintf(out, len, "%s+0x%llx", base[0] ? base : "[anon]",
-			 (unsigned long long)sym.file_offset);
+	*t.p = '\0';
 }
 
 /*
