@@ -130,6 +130,12 @@ static void aggregation_rows_and_percentiles(void)
 	rows.n = 0;
 	ringside_gcm_agg_foreach(agg, collect, &rows);
 	CHECK_EQ_INT(rows.n, 0);
+	/* The row the last record went to went with the reset: a new one is made. */
+	e = ev(3, RS_GCM_SEAL, 128, 16, 500, RS_GCM_OK);
+	CHECK_EQ_INT(ringside_gcm_agg_add(agg, &e.hdr, sizeof(e)), 0);
+	ringside_gcm_agg_foreach(agg, collect, &rows);
+	CHECK_EQ_INT(rows.n, 1);
+	CHECK_EQ_INT(rows.r[0].ops, 1);
 	ringside_gcm_agg_free(agg);
 }
 
