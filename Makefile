@@ -128,6 +128,11 @@ $(OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/frozen_child.h 
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB_A) $(LDLIBS) -lm -ldl
 
+# A CLI helper with a unit test of its own: the test links its object.
+$(OUT)/tests/test_text_buf: tests/unit/test_text_buf.c tests/unit/unit.h $(OUT)/cli/text_buf.o
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -Itools/ringside -o $@ $< $(OUT)/cli/text_buf.o
+
 # Workload programs; the ones named *_crypto link the real crypto libraries.
 PROG_LIBS_gcm_workload := -lcrypto -lssl $(shell $(PKG_CONFIG) --libs gnutls libgcrypt nettle 2>/dev/null)
 PROG_LIBS_gcm_chain := $(PROG_LIBS_gcm_workload)

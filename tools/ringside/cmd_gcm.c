@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "text_buf.h"
 #include "ringside/gcm.h"
 #include "ringside/resolve.h"
 #include "ringside/unwind.h"
@@ -85,62 +86,33 @@ static void json_lib(struct ringside_json *j, const struct gcm_cli *g, uint32_t 
  * "CRYPTO_gcm128_tag+0x20", or "libcrypto.so.3+0x1234" without a symbol;
  * with_file adds " (libcrypto.so.3)" to a symbol, as stack frames show it.
  */
-/*
- * Bounded string building for format_addr(): every record formats its
- * caller, and snprintf's format parsing was a seventh of the reader's time
- * per record in a flood. Output is cut at the buffer, as snprintf's is.
- */
-struct addr_text {
-	char *p, *end;	/* end: the byte kept for the terminating NUL */
-};
-
-static void addr_put(struct addr_text *t, const char *s)
-{
-	while (*s && t->p < t->end)
-		*t->p++ = *s++;
-}
-
-static void addr_put_hex(struct addr_text *t, uint64_t v)
-{
-	char digits[2 + 16], *d = digits + sizeof(digits);
-
-	do {
-		*--d = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	*--d = 'x';
-	*--d = '0';
-	while (d < digits + sizeof(digits) && t->p < t->end)
-		*t->p++ = *d++;
-}
-
 static void format_addr(struct gcm_cli *g, pid_t pid, uint64_t addr, char *out, size_t len,
 			bool with_file)
 {
-	struct addr_text t = { out, out + len - 1 };
+	struct text_buf t = text_buf(out, len);
 	struct ringside_sym sym;
 	const char *base;
 
 	if (!addr || ringside_resolve(g->resolver, pid, addr, &sym)) {
-		addr_put_hex(&t, addr);
+		text_hex(&t, addr);
 	} else if (sym.symbol) {
-		addr_put(&t, sym.symbol);
-		addr_put(&t, "+");
-		addr_put_hex(&t, sym.sym_offset);
+		text_str(&t, sym.symbol, 0);
+		text_str(&t, "+", 0);
+		text_hex(&t, sym.sym_offset);
 		if (with_file) {
 			base = strrchr(sym.path, '/');
-			addr_put(&t, " (");
-			addr_put(&t, base ? base + 1 : sym.path);
-			addr_put(&t, ")");
+			text_str(&t, " (", 0);
+			text_str(&t, base ? base + 1 : sym.path, 0);
+			text_str(&t, ")", 0);
 		}
 	} else {
 		base = strrchr(sym.path, '/');
 		base = base ? base + 1 : sym.path;
-		addr_put(&t, base[0] ? base : "[anon]");
-		addr_put(&t, "+");
-		addr_put_hex(&t, sym.file_offset);
+		text_str(&t, base[0] ? base : "[anon]", 0);
+		text_str(&t, "+", 0);
+		text_hex(&t, sym.file_offset);
 	}
-	*t.p = '\0';
+	text_end(&t);
 }
 
 /*
@@ -224,12 +196,36 @@ static void print_event(struct gcm_cli *g, const struct rs_gcm_event *e, size_t 
 		ringside_json_end(&j);
 		return;
 	}
-	char lat[24];
+	/* The columns of the header line (gcm_run): COMM PID TID LIB DIR BITS AAD BYTES LAT_US RESULT CALLER. */
+	char line[1024];
+	struct text_buf t = text_buf(line, sizeof(line));
 
-	printf("%-16s %7u %7u %-9s %-4s %4u %6llu %8llu %10s %-9s %s\n", e->hdr.comm, e->hdr.tgid,
-	       e->hdr.tid, ringside_gcm_lib_name(e->lib), ringside_gcm_dir_name(e->dir),
-	       e->key_bits, (unsigned long long)e->aad_bytes, (unsigned long long)e->payload_bytes,
-	       usecs(e->latency_ns, lat), ringside_gcm_result_name(e->result), caller);
+	text_strn(&t, e->hdr.comm, sizeof(e->hdr.comm), -16);
+	text_str(&t, " ", 0);
+	text_u64(&t, e->hdr.tgid, 7);
+	text_str(&t, " ", 0);
+	text_u64(&t, e->hdr.tid, 7);
+	text_str(&t, " ", 0);
+	text_str(&t, ringside_gcm_lib_name(e->lib), -9);
+	text_str(&t, " ", 0);
+	text_str(&t, ringside_gcm_dir_name(e->dir), -4);
+	text_str(&t, " ", 0);
+	text_u64(&t, e->key_bits, 4);
+	text_str(&t, " ", 0);
+	text_u64(&t, e->aad_bytes, 6);
+	text_str(&t, " ", 0);
+	text_u64(&t, e->payload_bytes, 8);
+	text_str(&t, " ", 0);
+	if (e->latency_ns)
+		text_usecs(&t, e->latency_ns, 10);
+	else
+		text_str(&t, "-", 10);	/* not timed (--count-only) */
+	text_str(&t, " ", 0);
+	text_str(&t, ringside_gcm_result_name(e->result), -9);
+	text_str(&t, " ", 0);
+	text_str(&t, caller, 0);
+	text_str(&t, "\n", 0);
+	fwrite(line, 1, text_end(&t), stdout);
 	for (unsigned int i = 0; i < nr_stack; i++) {
 		char frame[512];
 
