@@ -50,18 +50,19 @@ struct rs_event_hdr {
  * In agent mode the gcm programs count each message in the per-CPU hash
  * "gcm_agg" by label set (process name, library, direction, key bits)
  * instead of queueing a record; only tag failures still cross the ring.
- * kind 0 rows hold the counters (RS_GCM_TOTAL_* order), kind 1 and 2 rows
- * one log2 histogram slot (as ringside_hist_slot()) of latency in ns and of
- * payload bytes, the count in c[0]. A label set that finds the map full is
- * counted under an empty comm with RS_GCM_AGG_OTHER set: never lost.
+ * Kind 0 rows hold the counters (RS_GCM_TOTAL_* order) of the messages
+ * whose payload falls in one log2 slot (as ringside_hist_slot()): the size
+ * histogram is their ops by slot, and one lookup a message counts both.
+ * Kind 1 rows hold one log2 slot of latency in ns, the count in c[0]. A
+ * label set that finds the map full is counted under an empty comm with
+ * RS_GCM_AGG_OTHER set: never lost.
  */
 #define RS_GCM_AGG_MAX_ENTRIES 16384
 #define RS_GCM_AGG_OTHER 0x8000	/* in libdir: the row folds label sets past the map's size */
 
 enum rs_gcm_agg_kind {
-	RS_GCM_AGG_COUNTERS = 0,
+	RS_GCM_AGG_COUNTERS = 0,	/* by payload size slot */
 	RS_GCM_AGG_LATENCY = 1,
-	RS_GCM_AGG_SIZE = 2,
 };
 
 struct rs_gcm_agg_key {
@@ -70,7 +71,7 @@ struct rs_gcm_agg_key {
 	__u16 libdir;		/* lib | dir << 8, and RS_GCM_AGG_OTHER */
 	__u16 key_bits;
 	__u8 kind;		/* enum rs_gcm_agg_kind */
-	__u8 slot;		/* kinds 1 and 2: the histogram slot */
+	__u8 slot;		/* the histogram slot: of payload bytes (kind 0), of ns (kind 1) */
 	__u16 pad;
 };
 

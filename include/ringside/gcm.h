@@ -52,7 +52,7 @@ struct ringside_gcm_opts {
 	bool count_only;
 	/*
 	 * Aggregate: label sets the kernel keeps rows for (each takes a counters
-	 * row and one per histogram slot used; rows past the map's size are
+	 * row per message-size slot and one per latency slot; rows past the map's size are
 	 * counted in one "other" row). 0: RS_GCM_AGG_MAX_ENTRIES rows in all.
 	 */
 	unsigned int label_sets;

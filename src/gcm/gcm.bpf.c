@@ -290,10 +290,13 @@ static __always_inline void agg_slot(struct rs_gcm_agg_key *key, __u8 kind, __u6
 
 static __always_inline void count_agg(const struct gcm_call *c, __u8 result, __u64 latency)
 {
+	/* The counters' row is the size histogram's slot too: one lookup counts both. */
 	struct rs_gcm_agg_key key = {
 		.lib_id = c->lib_id,
 		.libdir = c->lib | (__u16)c->m.dir << 8,
 		.key_bits = c->m.key_bits,
+		.kind = RS_GCM_AGG_COUNTERS,
+		.slot = rs_log2_slot(c->m.payload),
 	};
 	struct rs_total_val *v;
 
@@ -302,11 +305,10 @@ static __always_inline void count_agg(const struct gcm_call *c, __u8 result, __u
 	if (!v)
 		return;
 	add_counts(v, c, result, latency);
-	/* The histograms go with the row the counters went to (comm, or other);
+	/* Latency goes with the row the counters went to (comm, or other);
 	 * counting only, nothing was timed: no latency rows to update. */
 	if (!count_only)
 		agg_slot(&key, RS_GCM_AGG_LATENCY, latency);
-	agg_slot(&key, RS_GCM_AGG_SIZE, c->m.payload);
 }
 
 /* The exact count of every completed message, whether or not its record fits the ring. */

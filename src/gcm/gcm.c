@@ -125,8 +125,9 @@ static int gcm_load(struct rs_collector *c)
 	g->skel->rodata->count_only = g->set.count_only;
 	/*
 	 * Rows are allocated as used (BPF_F_NO_PREALLOC): the size only caps
-	 * them. A label set takes its counters row and a row per histogram slot
-	 * it fills; 16 covers the message sizes and durations a process shows.
+	 * them. A label set takes a counters row per message-size slot it
+	 * fills and a row per latency slot; 16 covers the message sizes and
+	 * durations a process shows.
 	 */
 	if (g->aggregate && g->label_sets > RS_GCM_AGG_MAX_ENTRIES / 16) {
 		uint64_t rows = (uint64_t)g->label_sets * 16;
@@ -465,15 +466,14 @@ static int expo_row(void *ctx, const void *key, const struct rs_total_val *v)
 		rs_family_add(e->fam[FAM_TAGFAIL], labels, (double)v->c[RS_GCM_TOTAL_TAG_FAIL]);
 		rs_family_add(e->fam[FAM_ERRORS], labels, (double)v->c[RS_GCM_TOTAL_ERRORS]);
 		rs_family_add(e->fam[FAM_UNCHECKED], labels, (double)v->c[RS_GCM_TOTAL_UNCHECKED]);
-		/* The histograms' sums: the slots come in their own rows. */
+		/* A label set's rows differ by size slot: the families add them up.
+		 * Latency's slots come in their own rows, its sum here. */
 		rs_family_observe(e->fam[FAM_LATENCY], labels, 0, 0, v->c[RS_GCM_TOTAL_LAT_SUM] / 1e9);
-		rs_family_observe(e->fam[FAM_SIZE], labels, 0, 0, (double)v->c[RS_GCM_TOTAL_PAYLOAD]);
+		rs_family_observe(e->fam[FAM_SIZE], labels, k->slot, v->c[RS_GCM_TOTAL_OPS],
+				  (double)v->c[RS_GCM_TOTAL_PAYLOAD]);
 		break;
 	case RS_GCM_AGG_LATENCY:
 		rs_family_observe(e->fam[FAM_LATENCY], labels, k->slot, v->c[0], 0);
-		break;
-	case RS_GCM_AGG_SIZE:
-		rs_family_observe(e->fam[FAM_SIZE], labels, k->slot, v->c[0], 0);
 		break;
 	}
 	return 0;
