@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,38 @@ static void write_number(FILE *out, double v)
 	}
 }
 
+/*
+ * The upper bound of histogram slot b, as an le label: slot b holds the whole
+ * numbers from 2^(b-1) to 2^b - 1 (ringside_hist_slot()), so its bound is
+ * 2^b - 1 times the family's scale, written exactly. 2^b itself is in the
+ * next slot: an le of 2^b would leave out values equal to it, which sizes
+ * often are (16, 64, 1024 bytes). A power-of-ten scale (1 or 1e-9) moves the
+ * decimal point; another is written as printf rounds it.
+ */
+void rs_bucket_le(char *buf, size_t len, unsigned int b, double scale)
+{
+	uint64_t top = b >= 64 ? UINT64_MAX : (1ULL << b) - 1;
+	char digits[24];
+	int n = snprintf(digits, sizeof(digits), "%" PRIu64, top), point = 0;
+	double unit = 1;
+
+	while (point < 18 && unit > scale * (1 + 1e-9)) {
+		unit /= 10;
+		point++;
+	}
+	if (fabs(unit - scale) > scale * 1e-9 || !top || !point) {
+		if (point && top)
+			snprintf(buf, len, "%.17g", (double)top * scale);
+		else
+			snprintf(buf, len, "%s", digits);
+		return;
+	}
+	if (n > point)
+		snprintf(buf, len, "%.*s.%s", n - point, digits, digits + n - point);
+	else
+		snprintf(buf, len, "0.%.*s%s", point - n, "000000000000000000", digits);
+}
+
 static void write_sample(const struct rs_family *f, const struct rs_series *s)
 {
 	FILE *out = f->m->out;
@@ -266,8 +299,7 @@ static void write_sample(const struct rs_family *f, const struct rs_series *s)
 		char le[48];
 
 		cum += s->slots ? s->slots[b] : 0;
-		/* Slot b holds values below 2^b. */
-		snprintf(le, sizeof(le), "%.9g", ldexp(1.0, (int)b) * f->scale);
+		rs_bucket_le(le, sizeof(le), b, f->scale);
 		fprintf(out, "%s_bucket", f->name);
 		write_labels(f, s, le);
 		fprintf(out, " %llu\n", (unsigned long long)cum);

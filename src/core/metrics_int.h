@@ -7,6 +7,7 @@
 #ifndef RINGSIDE_METRICS_INT_H
 #define RINGSIDE_METRICS_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "ringside/metrics.h"
 
@@ -33,5 +34,7 @@ void rs_family_observe(struct rs_family *f, const char *const *values, unsigned 
 		       uint64_t count, double sum);
 /* Write the family and free it. */
 void rs_family_end(struct rs_family *f);
+/* Histogram slot b's upper bound as an le label value: (2^b - 1) * scale, exact. */
+void rs_bucket_le(char *buf, size_t len, unsigned int b, double scale);
 
 #endif
