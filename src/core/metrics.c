@@ -60,6 +60,7 @@ struct rs_family {
 	uint64_t folded;
 	/* Histograms: the family's lowest and highest slot observed (lo > hi: none). */
 	unsigned int lo, hi;
+	char le[SLOTS][32];	/* the le labels of slots lo..hi, written once per family */
 };
 
 static uint32_t hash_values(const char *const *values, unsigned int n)
@@ -296,12 +297,9 @@ static void write_sample(const struct rs_family *f, const struct rs_series *s)
 	 * observed slot to its highest (below the lowest every series is 0).
 	 */
 	for (unsigned int b = f->lo; b <= f->hi && b < SLOTS; b++) {
-		char le[48];
-
 		cum += s->slots ? s->slots[b] : 0;
-		rs_bucket_le(le, sizeof(le), b, f->scale);
 		fprintf(out, "%s_bucket", f->name);
-		write_labels(f, s, le);
+		write_labels(f, s, f->le[b]);
 		fprintf(out, " %llu\n", (unsigned long long)cum);
 	}
 	for (unsigned int b = f->hi + 1; b < SLOTS && s->slots; b++)
@@ -354,6 +352,8 @@ void rs_family_end(struct rs_family *f)
 				f->hi = b;
 		}
 	}
+	for (unsigned int b = f->lo; b <= f->hi && b < SLOTS; b++)
+		rs_bucket_le(f->le[b], sizeof(f->le[b]), b, f->scale);
 	for (unsigned int i = 0; i < f->nr; i++)
 		if (!f->series[i].folded)
 			write_sample(f, &f->series[i]);
