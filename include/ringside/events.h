@@ -361,7 +361,7 @@ struct rs_total_val {
 /* Slots of the per-CPU "drops" array. */
 enum rs_drop_slot {
 	RS_DROP_RINGBUF = 0,	/* a record could not be reserved: the ring was full */
-	RS_DROP_TOTALS = 1,	/* the totals map was full: a row could not be added */
+	RS_DROP_TOTALS = 1,	/* a row could not be added: the map was full, or allocating failed */
 	RS_DROP_SLOTS
 };
 

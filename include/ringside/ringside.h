@@ -137,7 +137,8 @@ struct ringside_stats {
 	unsigned int links;	/* BPF links held */
 	/*
 	 * Completed operations the in-kernel totals could not count because
-	 * their map was full (RS_TOTALS_MAX_ENTRIES rows): summaries miss them.
+	 * their map was full (RS_TOTALS_MAX_ENTRIES rows) or, in a burst of
+	 * new rows, the kernel could not allocate one: summaries miss them.
 	 */
 	uint64_t rows_lost;
 };

@@ -420,7 +420,7 @@ static void own_families(struct ringside_session *const *sessions, unsigned int 
 	lost = rs_family_new(m, "ringside_events_lost", RS_COUNTER, NULL,
 			     "Records the ring buffer had no room for.", col_labels, 1);
 	rows = rs_family_new(m, "ringside_aggregation_rows_lost", RS_COUNTER, NULL,
-			     "Updates the kernel could not count because its map was full.",
+			     "Updates the kernel could not count: its map was full, or it could not allocate a row.",
 			     col_labels, 1);
 	for (unsigned int si = 0; si < nr; si++) {
 		for (struct rs_collector *c = sessions[si]->collectors; c; c = c->next)
