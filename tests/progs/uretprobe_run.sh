@@ -7,7 +7,9 @@
 # with int3, only that direct call. POSIX sh: runs in the busybox guest too.
 bin=$1 n=$2 mode=$3
 t=/sys/kernel/tracing
-[ -d $t/instances ] || mount -t tracefs nodev $t 2>/dev/null
+# Mounted here only if it was not: then unmounted again at exit.
+mounted=
+[ -d $t/instances ] || { mount -t tracefs nodev $t 2>/dev/null && mounted=1; }
 group=rs_uret_$$
 inst=$t/instances/$group
 fails=0
@@ -21,6 +23,7 @@ cleanup() {
 		rmdir "$inst"
 	}
 	echo "-:$group/leaf_ret" >>$t/uprobe_events 2>/dev/null
+	[ -z "$mounted" ] || umount $t 2>/dev/null
 }
 trap cleanup EXIT INT TERM
 if ! echo "r:$group/leaf_ret $bin:$off" >>$t/uprobe_events || ! mkdir "$inst" ||
