@@ -59,53 +59,42 @@ static void flush_buf(void)
 	tbuf.len = 0;
 }
 
-/* Another FILE, or a full buffer: flush, then take these bytes. */
-__attribute__((noinline)) static void emit_slow(FILE *out, const void *p, size_t n)
-{
-	flush_buf();
-	tbuf.out = out;
-	if (n > sizeof(tbuf.data)) {
-		fwrite(p, 1, n, out);
-		return;
-	}
-	memcpy(tbuf.data, p, n);
-	tbuf.len = n;
-}
-
-static inline void emit(FILE *out, const void *p, size_t n)
-{
-	if (__builtin_expect(tbuf.out != out || tbuf.len + n > sizeof(tbuf.data), 0)) {
-		emit_slow(out, p, n);
-		return;
-	}
-	memcpy(tbuf.data + tbuf.len, p, n);
-	tbuf.len += n;
-}
-
-static inline void emit_c(FILE *out, char c)
-{
-	if (__builtin_expect(tbuf.out != out || tbuf.len >= sizeof(tbuf.data), 0)) {
-		emit_slow(out, &c, 1);
-		return;
-	}
-	tbuf.data[tbuf.len++] = c;
-}
-
 /*
  * Room for n more bytes at the end of the buffer for out, flushing first if
  * need be; NULL when n is more than the buffer holds. The caller writes
  * there and adds what it wrote to tbuf.len: the common member is then one
  * check and one copy instead of a check per span or character.
  */
+__attribute__((noinline)) static char *reserve_slow(FILE *out, size_t n)
+{
+	flush_buf();
+	tbuf.out = out;
+	return n > sizeof(tbuf.data) ? NULL : tbuf.data;
+}
+
 static inline char *reserve(FILE *out, size_t n)
 {
-	if (__builtin_expect(tbuf.out != out || tbuf.len + n > sizeof(tbuf.data), 0)) {
-		flush_buf();
-		tbuf.out = out;
-		if (n > sizeof(tbuf.data))
-			return NULL;
-	}
+	if (__builtin_expect(tbuf.out != out || tbuf.len + n > sizeof(tbuf.data), 0))
+		return reserve_slow(out, n);	/* kept out of line: every member inlines this */
 	return tbuf.data + tbuf.len;
+}
+
+static inline void emit(FILE *out, const void *p, size_t n)
+{
+	char *d = reserve(out, n);
+
+	if (!d) {
+		fwrite(p, 1, n, out);	/* more than the buffer holds; what was pending went first */
+		return;
+	}
+	memcpy(d, p, n);
+	tbuf.len += n;
+}
+
+static inline void emit_c(FILE *out, char c)
+{
+	*reserve(out, 1) = c;
+	tbuf.len++;
 }
 
 /*
