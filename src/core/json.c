@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "ringside/json.h"
 #include "session_int.h"
 
@@ -333,26 +334,11 @@ void ringside_json_strn(struct ringside_json *j, const char *key, const char *s,
 	write_string(j->out, s, len);
 }
 
-/* Decimal digits of v, two a step, without printf's format parsing. */
+/* Decimal digits of v (decimal.h), without printf's format parsing. */
 static void emit_u64(FILE *out, uint64_t v, bool negative)
 {
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-				    "25262728293031323334353637383940414243444546474849"
-				    "50515253545556575859606162636465666768697071727374"
-				    "75767778798081828384858687888990919293949596979899";
-	char digits[24], *p = digits + sizeof(digits);
+	char digits[RS_U64_DIGITS_MAX + 1], *p = rs_u64_digits(v, digits + sizeof(digits));
 
-	while (v >= 100) {
-		p -= 2;
-		memcpy(p, pairs + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, pairs + 2 * v, 2);
-	} else {
-		*--p = (char)('0' + v);
-	}
 	if (negative)
 		*--p = '-';
 	emit(out, p, (size_t)(digits + sizeof(digits) - p));

@@ -2,6 +2,7 @@
 /* Padded columns and numbers without printf (text_buf.h says why). */
 #include <string.h>
 
+#include "decimal.h"
 #include "text_buf.h"
 
 static void put(struct text_buf *t, const char *s, size_t n)
@@ -41,19 +42,9 @@ void text_str(struct text_buf *t, const char *s, int width)
 	text_strn(t, s, (size_t)-1, width);
 }
 
-/* The decimal digits of v, ending at end; where they start. */
-static char *digits(uint64_t v, char *end)
-{
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return end;
-}
-
 void text_u64(struct text_buf *t, uint64_t v, int width)
 {
-	char buf[24], *d = digits(v, buf + sizeof(buf));
+	char buf[RS_U64_DIGITS_MAX], *d = rs_u64_digits(v, buf + sizeof(buf));
 
 	text_strn(t, d, (size_t)(buf + sizeof(buf) - d), width);
 }
@@ -81,7 +72,7 @@ void text_usecs(struct text_buf *t, uint64_t ns, int width)
 	d[1] = (char)('0' + frac / 10 % 10);
 	d[2] = (char)('0' + frac % 10);
 	*--d = '.';
-	d = digits(ns / 1000, d);
+	d = rs_u64_digits(ns / 1000, d);
 	text_strn(t, d, (size_t)(end - d), width);
 }
 
