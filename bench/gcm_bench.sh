@@ -89,9 +89,11 @@ for f in 1 2; do
 	kill -INT $fl_pid; wait $fl_pid
 done
 
-# ringside's own floor: a no-op program placed and linked as ringside's finish
-# probe is (uprobe_multi, a session skipping its return), from bench/probe_floor.
-declare -A fs fr
+# ringside's own floors: no-op programs placed and linked as ringside's are
+# (uprobe_multi, a session skipping its return), from bench/probe_floor: the
+# agent's one finish session, the same with its read, and `ringside gcm`'s
+# two hits (an entry on setiv for the message's start, the finish session).
+declare -A fs fr fg
 floor_run() {	# mode, array to fill
 	mkfifo "$tmp/floor.in"
 	"$OUT/bench/probe_floor" "$1" <"$tmp/floor.in" >"$tmp/$1.out" 2>&1 &
@@ -107,6 +109,7 @@ floor_run() {	# mode, array to fill
 if [ -x "$OUT/bench/probe_floor" ]; then
 	floor_run session fs
 	floor_run session-read fr
+	floor_run records fg
 fi
 
 printf '%-8s %11s %11s %11s %11s %11s %8s %8s %8s %8s\n' size untraced ringside agent bpftrace bt_count \
@@ -136,6 +139,13 @@ if [ -n "${fs[16]:-}" ] && [ -n "${fr[16]:-}" ]; then
 		printf "ringside'"'"'s own floor at 16 B, where the agent probes: a no-op session adds %.0f ns, with the one 16-byte user read counting needs %.0f ns\n", e, d
 		printf "the agent (+%.0f ns) is %.2fx the no-op floor, %.2fx the floor with its read\n", g, g / e, g / d }'
 	head -1 "$tmp/session.out"
+fi
+if [ -n "${fg[16]:-}" ]; then
+	awk -v b=${base[16]} -v f=${fg[16]} -v r=${rs[16]} 'BEGIN {
+		e = 1e9 / f - 1e9 / b; g = 1e9 / r - 1e9 / b
+		printf "ringside gcm'"'"'s own floor at 16 B, its two hits as no-ops (setiv entry, finish session): %.0f ns\n", e
+		printf "ringside gcm, a record per message with its latency (+%.0f ns), is %.2fx that floor\n", g, g / e }'
+	head -1 "$tmp/records.out"
 fi
 ops=$(awk '/openssl/ && /seal/ {s += $6} END {print s + 0}' "$tmp/rs.out")
 echo "ringside counted $ops seals while tracing (summary rows of its own output)"

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Hold a no-op probe on libcrypto's CRYPTO_gcm128_finish, placed and linked
- * as ringside places and links its own (the same prologue skip, a
- * uprobe_multi link, a session where the kernel has them), until stdin
- * closes. gcm_bench.sh measures the seal loop under it: the floor of the
- * probe ringside's counting path takes per message.
+ * Hold no-op probes on libcrypto, placed and linked as ringside places and
+ * links its own (the same prologue skip, uprobe_multi links, a session where
+ * the kernel has them), until stdin closes. gcm_bench.sh measures the seal
+ * loop under them: the floor of the probes a ringside mode takes per message.
  *
- *	probe_floor session|session-read|entry
+ *	session       CRYPTO_gcm128_finish as a session skipping its return:
+ *	              the counting path's one hit (the agent)
+ *	session-read  the same plus the 16-byte read counting cannot do without
+ *	entry         a plain entry on CRYPTO_gcm128_finish
+ *	records       an entry on CRYPTO_gcm128_setiv and the finish session:
+ *	              the two hits of `ringside gcm` (a record, with latency)
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,61 +24,110 @@
 #include "uprobe_multi.h"
 #include "probe_floor.skel.h"
 
+struct floor_probe {
+	const char *func;		/* in libcrypto */
+	struct bpf_program *prog;
+	bool session;
+	int link;
+	bool emulated;			/* placed on an instruction the kernel emulates */
+	char path[512];
+	uint64_t off;
+};
+
+/* Where ringside would put func's probe: its file and offset. */
+static int place(struct ringside_resolver *r, void *lib, struct floor_probe *fp)
+{
+	void *fn = dlsym(lib, fp->func);
+	struct rs_probe_point pp;
+	struct ringside_sym sym;
+
+	if (!fn) {
+		fprintf(stderr, "probe_floor: no %s in libcrypto.so.3\n", fp->func);
+		return -1;
+	}
+	pp = rs_probe_point_choose(fn, 32);
+	if (ringside_resolve(r, getpid(), (uintptr_t)fn + pp.skip, &sym)) {
+		fprintf(stderr, "probe_floor: cannot resolve %s\n", fp->func);
+		return -1;
+	}
+	snprintf(fp->path, sizeof(fp->path), "%s", sym.path);
+	fp->off = sym.file_offset;
+	fp->emulated = pp.emulated;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
-	bool session = !strncmp(mode, "session", 7);
 	struct ringside_resolver *r = NULL;
 	struct probe_floor_bpf *skel;
-	struct rs_probe_point pp;
-	struct ringside_sym sym;
-	struct bpf_program *prog, *p;
-	void *lib, *fn;
-	uint64_t off;
+	struct floor_probe probes[2] = {};
+	unsigned int nr = 0, i;
+	struct bpf_program *p;
+	void *lib;
 	char c;
-	int link;
 
-	if (argc != 2 || (strcmp(mode, "session") && strcmp(mode, "session-read") && strcmp(mode, "entry"))) {
-		fprintf(stderr, "usage: probe_floor session|session-read|entry  (holds the probe until stdin closes)\n");
-		return 2;
-	}
-	lib = dlopen("libcrypto.so.3", RTLD_NOW);
-	fn = lib ? dlsym(lib, "CRYPTO_gcm128_finish") : NULL;
-	if (!fn) {
-		fprintf(stderr, "probe_floor: no CRYPTO_gcm128_finish in libcrypto.so.3\n");
-		return 1;
-	}
-	pp = rs_probe_point_choose(fn, 32);
-	if (ringside_resolver_new(NULL, &r) || ringside_resolve(r, getpid(), (uintptr_t)fn + pp.skip, &sym)) {
-		fprintf(stderr, "probe_floor: cannot resolve CRYPTO_gcm128_finish\n");
-		return 1;
-	}
-	off = sym.file_offset;
 	skel = probe_floor_bpf__open();
 	if (!skel)
 		return 1;
-	prog = !strcmp(mode, "session") ? skel->progs.floor_session :
-	       !strcmp(mode, "session-read") ? skel->progs.floor_session_read : skel->progs.floor_entry;
-	bpf_object__for_each_program(p, skel->obj)
-		bpf_program__set_autoload(p, p == prog);
-	bpf_program__set_expected_attach_type(prog, session ? RS_BPF_TRACE_UPROBE_SESSION :
-								   RS_BPF_TRACE_UPROBE_MULTI);
+	if (!strcmp(mode, "session") || !strcmp(mode, "records"))
+		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_finish", skel->progs.floor_session, true };
+	else if (!strcmp(mode, "session-read"))
+		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_finish", skel->progs.floor_session_read, true };
+	else if (!strcmp(mode, "entry"))
+		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_finish", skel->progs.floor_entry, false };
+	if (!strcmp(mode, "records"))
+		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_setiv", skel->progs.floor_entry, false };
+	if (argc != 2 || !nr) {
+		fprintf(stderr, "usage: probe_floor session|session-read|entry|records  (holds the probes until stdin closes)\n");
+		return 2;
+	}
+	lib = dlopen("libcrypto.so.3", RTLD_NOW);
+	if (!lib) {
+		fprintf(stderr, "probe_floor: cannot open libcrypto.so.3: %s\n", dlerror());
+		return 1;
+	}
+	if (ringside_resolver_new(NULL, &r))
+		return 1;
+	bpf_object__for_each_program(p, skel->obj) {
+		bool used = false;
+
+		for (i = 0; i < nr; i++)
+			used |= probes[i].prog == p;
+		bpf_program__set_autoload(p, used);
+	}
+	for (i = 0; i < nr; i++) {
+		if (place(r, lib, &probes[i]))
+			return 1;
+		bpf_program__set_expected_attach_type(probes[i].prog, probes[i].session ?
+						      RS_BPF_TRACE_UPROBE_SESSION : RS_BPF_TRACE_UPROBE_MULTI);
+	}
 	if (probe_floor_bpf__load(skel)) {
-		fprintf(stderr, "probe_floor: cannot load the %s program\n", mode);
+		fprintf(stderr, "probe_floor: cannot load the %s programs\n", mode);
 		return 1;
 	}
-	link = session ? rs_uprobe_session_link(bpf_program__fd(prog), sym.path, &off, NULL, 1, 0) :
-			 rs_uprobe_multi_link(bpf_program__fd(prog), sym.path, &off, NULL, 1, 0, false);
-	if (link < 0) {
-		fprintf(stderr, "probe_floor: cannot attach: %s\n", strerror(-link));
-		return 1;
+	for (i = 0; i < nr; i++) {
+		struct floor_probe *fp = &probes[i];
+		int fd = bpf_program__fd(fp->prog);
+
+		fp->link = fp->session ? rs_uprobe_session_link(fd, fp->path, &fp->off, NULL, 1, 0) :
+					 rs_uprobe_multi_link(fd, fp->path, &fp->off, NULL, 1, 0, false);
+		if (fp->link < 0) {
+			fprintf(stderr, "probe_floor: cannot attach to %s: %s\n", fp->func, strerror(-fp->link));
+			return 1;
+		}
 	}
-	printf("probe_floor: %s probe on %s+0x%llx (%s)\n", mode, sym.path,
-	       (unsigned long long)off, pp.emulated ? "emulated" : "single-stepped");
+	printf("probe_floor: %s", mode);
+	for (i = 0; i < nr; i++)
+		printf("%s %s probe on %s+0x%llx (%s)", i ? ";" : "", probes[i].session ? "session" : "entry",
+		       probes[i].path, (unsigned long long)probes[i].off,
+		       probes[i].emulated ? "emulated" : "single-stepped");
+	printf("\n");
 	fflush(stdout);
 	while (read(0, &c, 1) > 0)
 		;
-	close(link);
+	for (i = 0; i < nr; i++)
+		close(probes[i].link);
 	probe_floor_bpf__destroy(skel);
 	ringside_resolver_free(r);
 	return 0;
