@@ -26,7 +26,7 @@ DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev libdw-dev libcapstone-dev 
              libmicrohttpd-dev libyaml-dev libcrypt-dev libcairo2-dev
 DEB_TEST  := libssl-dev libgnutls28-dev libgcrypt20-dev openssl btrfs-progs bpftrace \
              util-linux procps kmod python3 libclang-rt-14-dev gnutls-bin nettle-dev \
-             golang-go prometheus curl
+             golang-go prometheus curl strace
 DEB_PKGS  := $(DEB_BUILD) $(DEB_TEST)
 
 ifeq ($(SAN),1)
@@ -120,8 +120,11 @@ $(OUT)/cli/%.o: tools/ringside/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itools/ringside $(if $(filter %/profile_chart.o,$@),$(CAIRO_CFLAGS)) -MMD -MP -c $< -o $@
 
+# libbpf's own calls of btf__load_vmlinux_btf() and btf__free() reach the binary's
+# (tools/ringside/libbpf_vmlinux_btf.c) only if the binary exports it.
 $(CLI): $(CLI_OBJS) $(LIB_A)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS) $(CLI_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -Wl,--export-dynamic-symbol=btf__load_vmlinux_btf,--export-dynamic-symbol=btf__free -o $@ $(CLI_OBJS) $(LIB_A) \
+	  $(LDLIBS) $(CLI_LIBS) -lm
 
 # ---- tests -------------------------------------------------------------------
 $(OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/frozen_child.h $(LIB_A)

@@ -1,22 +1,75 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The kernel's BTF, shared by reference count and kept while a session starts (kernel_btf.h). */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <bpf/btf.h>
 
 #include "kernel_btf.h"
+
+#define VMLINUX_BTF_PATH "/sys/kernel/btf/vmlinux"
 
 static pthread_mutex_t btf_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct btf *vmlinux_btf;
 static unsigned int refs, keeps;
 
-/* With the lock held: free the parse once nobody uses or keeps it. */
-static void release_if_unused(void)
+struct btf *rs_kernel_btf_mmap(void)
 {
-	if (!refs && !keeps && vmlinux_btf) {
-		btf__free(vmlinux_btf);
+	int fd = open(VMLINUX_BTF_PATH, O_RDONLY | O_CLOEXEC), err;
+	struct btf *btf;
+	struct stat st;
+	void *raw;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size <= 0) {
+		err = errno ? errno : EINVAL;
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	/* Read-only and private: the only mapping the kernel allows. */
+	raw = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	err = errno;
+	close(fd);
+	if (raw == MAP_FAILED) {
+		errno = err;
+		return NULL;
+	}
+	btf = btf__new(raw, (__u32)st.st_size);	/* a copy: the mapping can go */
+	err = errno;
+	munmap(raw, (size_t)st.st_size);
+	errno = err;
+	return btf;
+}
+
+/* With the lock held: the parse, made now if nobody holds one. */
+static struct btf *load_locked(void)
+{
+	if (!vmlinux_btf)
+		vmlinux_btf = rs_kernel_btf_mmap();
+	/* Before 6.16 the file cannot be mapped: read it (not through
+	 * btf__load_vmlinux_btf(), which the ringside binary routes here). */
+	if (!vmlinux_btf)
+		vmlinux_btf = btf__parse(VMLINUX_BTF_PATH, NULL);
+	refs++;		/* NULL too: every get is paired with a put */
+	return vmlinux_btf;
+}
+
+/* With the lock held: take the parse away once nobody uses or keeps it; the caller frees it. */
+static struct btf *unused_locked(void)
+{
+	struct btf *btf = NULL;
+
+	if (!refs && !keeps) {
+		btf = vmlinux_btf;
 		vmlinux_btf = NULL;
 	}
+	return btf;
 }
 
 const struct btf *rs_kernel_btf_get(void)
@@ -24,30 +77,58 @@ const struct btf *rs_kernel_btf_get(void)
 	struct btf *btf;
 
 	pthread_mutex_lock(&btf_lock);
-	if (!vmlinux_btf)
-		vmlinux_btf = btf__load_vmlinux_btf();
-	refs++;
-	btf = vmlinux_btf;
+	btf = load_locked();
 	pthread_mutex_unlock(&btf_lock);
+	return btf;
+}
+
+struct btf *rs_kernel_btf_share(void)
+{
+	struct btf *btf = (struct btf *)rs_kernel_btf_get();
+	int err = errno;
+
+	/* Nothing for the holder to free: no reference either. */
+	if (!btf) {
+		rs_kernel_btf_put();
+		errno = err ? err : ENOENT;
+	}
 	return btf;
 }
 
 void rs_kernel_btf_put(void)
 {
+	struct btf *unused;
+
 	pthread_mutex_lock(&btf_lock);
 	if (refs)
 		refs--;
-	release_if_unused();
+	unused = unused_locked();
 	pthread_mutex_unlock(&btf_lock);
+	btf__free(unused);	/* outside the lock: the binary's btf__free() asks rs_kernel_btf_unshare() */
+}
+
+bool rs_kernel_btf_unshare(struct btf *btf)
+{
+	bool shared;
+
+	pthread_mutex_lock(&btf_lock);
+	shared = btf && btf == vmlinux_btf;
+	pthread_mutex_unlock(&btf_lock);
+	if (shared)
+		rs_kernel_btf_put();
+	return shared;
 }
 
 void rs_kernel_btf_keep(bool keep)
 {
+	struct btf *unused;
+
 	pthread_mutex_lock(&btf_lock);
 	if (keep)
 		keeps++;
 	else if (keeps)
 		keeps--;
-	release_if_unused();
+	unused = unused_locked();
 	pthread_mutex_unlock(&btf_lock);
+	btf__free(unused);
 }

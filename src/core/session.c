@@ -140,7 +140,7 @@ int ringside_session_open(const struct ringside_session_opts *opts,
 	/* Don't keep pointers into the caller's memory. */
 	s->opts.cgroup_path = s->cgroup_path;
 	s->opts.comm = NULL;
-	/* Until the variants are chosen, the kernel's BTF is parsed at most once. */
+	/* Until the objects are loaded, the kernel's BTF is parsed at most once. */
 	rs_kernel_btf_keep(true);
 	s->keeps_btf = true;
 	*out = s;
@@ -437,11 +437,22 @@ int ringside_session_attach(struct ringside_session *s)
 			return attach_failed(s, c, err);
 		}
 	}
-	stop_keeping_btf(s);
+	/*
+	 * Kept through the loads as well: in the ringside binary libbpf
+	 * borrows this one parse for every object instead of making its own
+	 * (tools/ringside/libbpf_vmlinux_btf.c). Dropped before the rings are
+	 * mapped, so that the two never add up in the peak RSS.
+	 */
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
 		err = c->ops->load(c);
-		if (!err)
-			err = c->ops->attach(c);
+		if (err) {
+			stop_keeping_btf(s);
+			return attach_failed(s, c, err);
+		}
+	}
+	stop_keeping_btf(s);
+	for (struct rs_collector *c = s->collectors; c; c = c->next) {
+		err = c->ops->attach(c);
 		if (!err)
 			err = add_ring(s, c);
 		if (err)
@@ -453,9 +464,9 @@ int ringside_session_attach(struct ringside_session *s)
 	/* The feature probes' links may still be releasing (a grace period, ~100
 	 * ms) on their threads: not waited for here, but by close. */
 	/*
-	 * Loading parsed the kernel's BTF (several MB: once for ringside's own
-	 * checks, once per object by libbpf) and freed it; glibc keeps freed heap
-	 * mapped. A tracer runs for hours: give it back.
+	 * Loading parsed the kernel's BTF (several MB; outside the ringside
+	 * binary libbpf parses its own copy per object) and freed it; glibc
+	 * keeps freed heap mapped. A tracer runs for hours: give it back.
 	 */
 	malloc_trim(0);
 	return 0;
