@@ -126,9 +126,14 @@ initramfs() {
 	mkdir -p "$dir/bin"
 	cp "$(command -v busybox)" "$dir/bin/busybox"
 	ln -s busybox "$dir/bin/sh"	# /init's interpreter; it installs the rest
-	# Without the agent (its HTTP server has no static GnuTLS to link) and
-	# the profile's charts (no static cairo).
-	$static -o "$dir/bin/ringside" $(ls "$root/$OUT"/cli/*.o | grep -v -e /cmd_agent.o -e /web_config.o -e /profile_chart.o) \
+	# Without the agent (its HTTP server has no static GnuTLS to link), the
+	# profile's charts (no static cairo), and the lending of ringside's BTF
+	# parse to libbpf (libbpf_vmlinux_btf.c replaces two of libbpf's shared
+	# library functions; linked statically they would clash with libbpf.a's,
+	# and libbpf parses on its own as before: these kernels cannot map the
+	# file anyway).
+	$static -o "$dir/bin/ringside" $(ls "$root/$OUT"/cli/*.o | grep -v -e /cmd_agent.o -e /web_config.o \
+		-e /profile_chart.o -e /libbpf_vmlinux_btf.o) \
 		"$root/kernel/agent_absent.c" "$root/kernel/chart_absent.c" "$root/$OUT/libringside.a" \
 		-lbpf -lelf -lz -llzma -lbz2 -lzstd -lm 2>"$work/static.log" || { cat "$work/static.log"; die "static link failed"; }
 	$static -o "$dir/bin/procmap_check" "$root/tests/progs/procmap_check.c"
