@@ -51,8 +51,13 @@ wait_for() { for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; 
 run_loop() { "$LOOP" --seal-loop "$1" "$SECS"; }
 
 # Tracers run once across all sizes, so their start-up is not measured.
+# These VMs change speed within a run (seen: untraced 16 B at 3.8 M/s at the
+# start of one run, 2.5 M/s in the next), so each tracer is compared with an
+# untraced baseline taken just before it: base[NAME:SIZE].
 declare -A base rs bt ag btc f1 f2
-for size in 16 64 1024 16384; do base[$size]=$(run_loop $size); done
+baseline() { for size in 16 64 1024 16384; do base[$1:$size]=$(run_loop $size); done; }
+
+baseline rs
 
 "$RINGSIDE" gcm --lib "$LIB" --comm gcm_workload --interval 1000 >"$tmp/rs.out" 2>"$tmp/rs.err" &
 rs_pid=$!
@@ -60,6 +65,7 @@ wait_for "$tmp/rs.err" 'tracing AES-GCM' || { echo "gcm_bench: ringside did not 
 for size in 16 64 1024 16384; do rs[$size]=$(run_loop $size); done
 kill -INT $rs_pid; wait $rs_pid
 
+baseline ag
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$RINGSIDE" agent --no-collector.reclaim --comm gcm_workload --web.listen-address "127.0.0.1:$port" \
 	>/dev/null 2>"$tmp/ag.err" &
@@ -69,12 +75,14 @@ for size in 16 64 1024 16384; do ag[$size]=$(run_loop $size); done
 ag_ops=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^ringside_gcm_operations_total/ {s += $NF} END {print s + 0}')
 kill -TERM $ag_pid; wait $ag_pid
 
+baseline bt
 bpftrace "$tmp/gcm.bt" >"$tmp/bt.out" 2>&1 &
 bt_pid=$!
 wait_for "$tmp/bt.out" 'Attaching' && sleep 1
 for size in 16 64 1024 16384; do bt[$size]=$(run_loop $size); done
 kill -INT $bt_pid; wait $bt_pid
 
+baseline btc
 bpftrace "$tmp/count.bt" >"$tmp/btc.out" 2>&1 &
 btc_pid=$!
 wait_for "$tmp/btc.out" 'Attaching' && sleep 1
@@ -82,6 +90,7 @@ for size in 16 64 1024 16384; do btc[$size]=$(run_loop $size); done
 kill -INT $btc_pid; wait $btc_pid
 
 for f in 1 2; do
+	baseline f$f
 	bpftrace "$tmp/floor$f.bt" >"$tmp/floor$f.out" 2>&1 &
 	fl_pid=$!
 	wait_for "$tmp/floor$f.out" 'Attaching' && sleep 1
@@ -95,6 +104,7 @@ done
 # two hits (an entry on setiv for the message's start, the finish session).
 declare -A fs fr fg
 floor_run() {	# mode, array to fill
+	baseline "$2"
 	mkfifo "$tmp/floor.in"
 	"$OUT/bench/probe_floor" "$1" <"$tmp/floor.in" >"$tmp/$1.out" 2>&1 &
 	local pid=$!
@@ -115,34 +125,35 @@ fi
 printf '%-8s %11s %11s %11s %11s %11s %8s %8s %8s %8s\n' size untraced ringside agent bpftrace bt_count \
 	rs_ratio ag_ratio bt_ratio btc_ratio
 for size in 16 64 1024 16384; do
-	awk -v s=$size -v b=${base[$size]} -v r=${rs[$size]} -v a=${ag[$size]} -v t=${bt[$size]} \
+	awk -v s=$size -v b=${base[rs:$size]} -v ba=${base[ag:$size]} -v bt=${base[bt:$size]} \
+		-v bc=${base[btc:$size]} -v r=${rs[$size]} -v a=${ag[$size]} -v t=${bt[$size]} \
 		-v c=${btc[$size]} 'BEGIN {
 		printf "%-8s %11.0f %11.0f %11.0f %11.0f %11.0f %8.3f %8.3f %8.3f %8.3f\n", s, b, r, a, t, c,
-			r / b, a / b, t / b, c / b }'
+			r / b, a / ba, t / bt, c / bc }'
 done
-echo "added ns per message at 16 B: ringside $(awk -v b=${base[16]} -v r=${rs[16]} 'BEGIN{printf "%.0f", 1e9/r-1e9/b}')," \
-	"agent $(awk -v b=${base[16]} -v r=${ag[16]} 'BEGIN{printf "%.0f", 1e9/r-1e9/b}')," \
-	"bpftrace $(awk -v b=${base[16]} -v r=${bt[16]} 'BEGIN{printf "%.0f", 1e9/r-1e9/b}')," \
-	"bpftrace count $(awk -v b=${base[16]} -v r=${btc[16]} 'BEGIN{printf "%.0f", 1e9/r-1e9/b}')"
+# ns a message costs more under tracer NAME whose 16 B rate is OPS than in its baseline.
+added() { awk -v b=${base[$1:16]} -v r=$2 'BEGIN{printf "%.0f", 1e9/r-1e9/b}'; }
+echo "the untraced baselines at 16 B, in order: ${base[rs:16]} ${base[ag:16]} ${base[bt:16]} ${base[btc:16]}" \
+	"${base[f1:16]} ${base[f2:16]} ${base[fs:16]:-} ${base[fr:16]:-} ${base[fg:16]:-} ops/s"
+echo "added ns per message at 16 B: ringside $(added rs ${rs[16]}), agent $(added ag ${ag[16]})," \
+	"bpftrace $(added bt ${bt[16]}), bpftrace count $(added btc ${btc[16]})"
 echo "the agent counted $ag_ops messages (its own /metrics)"
 # Per seal, by design: agent 1 hit (finish as a session), ringside 2 (setiv,
 # finish), the bpftrace script 3 (setiv, finish, its return), the counter 2.
-awk -v b=${base[16]} -v f1=${f1[16]} -v f2=${f2[16]} -v r=${rs[16]} -v a=${ag[16]} -v t=${bt[16]} \
-	-v c=${btc[16]} 'BEGIN {
-	e = 1e9 / f1 - 1e9 / b; p = 1e9 / f2 - 1e9 / b
+awk -v e=$(added f1 ${f1[16]}) -v p=$(added f2 ${f2[16]}) -v r=$(added rs ${rs[16]}) -v a=$(added ag ${ag[16]}) \
+	-v t=$(added bt ${bt[16]}) -v c=$(added btc ${btc[16]}) 'BEGIN {
 	printf "floor at 16 B: a no-op entry probe adds %.0f ns, a no-op entry+return pair %.0f ns\n", e, p
 	printf "as multiples of the one-entry floor: agent %.2f (1 hit), ringside %.2f (2), bpftrace script %.2f (3), bpftrace counter %.2f (2)\n",
-		(1e9 / a - 1e9 / b) / e, (1e9 / r - 1e9 / b) / e, (1e9 / t - 1e9 / b) / e, (1e9 / c - 1e9 / b) / e }' 
+		a / e, r / e, t / e, c / e }'
+
 if [ -n "${fs[16]:-}" ] && [ -n "${fr[16]:-}" ]; then
-	awk -v b=${base[16]} -v f=${fs[16]} -v r=${fr[16]} -v a=${ag[16]} 'BEGIN {
-		e = 1e9 / f - 1e9 / b; d = 1e9 / r - 1e9 / b; g = 1e9 / a - 1e9 / b
+	awk -v e=$(added fs ${fs[16]}) -v d=$(added fr ${fr[16]}) -v g=$(added ag ${ag[16]}) 'BEGIN {
 		printf "ringside'"'"'s own floor at 16 B, where the agent probes: a no-op session adds %.0f ns, with the one 16-byte user read counting needs %.0f ns\n", e, d
 		printf "the agent (+%.0f ns) is %.2fx the no-op floor, %.2fx the floor with its read\n", g, g / e, g / d }'
 	head -1 "$tmp/session.out"
 fi
 if [ -n "${fg[16]:-}" ]; then
-	awk -v b=${base[16]} -v f=${fg[16]} -v r=${rs[16]} 'BEGIN {
-		e = 1e9 / f - 1e9 / b; g = 1e9 / r - 1e9 / b
+	awk -v e=$(added fg ${fg[16]}) -v g=$(added rs ${rs[16]}) 'BEGIN {
 		printf "ringside gcm'"'"'s own floor at 16 B, its two hits as no-ops (setiv entry, finish session): %.0f ns\n", e
 		printf "ringside gcm, a record per message with its latency (+%.0f ns), is %.2fx that floor\n", g, g / e }'
 	head -1 "$tmp/records.out"
