@@ -17,7 +17,26 @@ static pthread_mutex_t btf_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct btf *vmlinux_btf;
 static unsigned int refs, keeps;
 
-struct btf *rs_kernel_btf_mmap(void)
+/*
+ * Defined (true) by the ringside binary's libbpf_vmlinux_btf.c only; a
+ * program that links the library without it leaves this weak reference
+ * unresolved, and its libbpf parses on its own.
+ */
+extern const bool rs_libbpf_borrows_kernel_btf __attribute__((weak));
+
+bool rs_kernel_btf_lent_to_libbpf(void)
+{
+	return &rs_libbpf_borrows_kernel_btf && rs_libbpf_borrows_kernel_btf;
+}
+
+/*
+ * A fresh parse from a read-only private mapping (Linux 6.16+), or NULL with
+ * errno where the kernel refuses it. libbpf 1.1 reads the file 4 KiB a call
+ * (1,340 calls) into one buffer and copies that into another: 10 MB at once.
+ * Mapped, the file's pages are the kernel's and only the parse's copy is the
+ * process's own (half the peak), and the parse takes about half the time.
+ */
+static struct btf *parse_mapped(void)
 {
 	int fd = open(VMLINUX_BTF_PATH, O_RDONLY | O_CLOEXEC), err;
 	struct btf *btf;
@@ -51,7 +70,7 @@ struct btf *rs_kernel_btf_mmap(void)
 static struct btf *load_locked(void)
 {
 	if (!vmlinux_btf)
-		vmlinux_btf = rs_kernel_btf_mmap();
+		vmlinux_btf = parse_mapped();
 	/* Before 6.16 the file cannot be mapped: read it (not through
 	 * btf__load_vmlinux_btf(), which the ringside binary routes here). */
 	if (!vmlinux_btf)
@@ -109,13 +128,18 @@ void rs_kernel_btf_put(void)
 
 bool rs_kernel_btf_unshare(struct btf *btf)
 {
+	struct btf *unused = NULL;
 	bool shared;
 
 	pthread_mutex_lock(&btf_lock);
 	shared = btf && btf == vmlinux_btf;
+	if (shared) {
+		if (refs)
+			refs--;
+		unused = unused_locked();
+	}
 	pthread_mutex_unlock(&btf_lock);
-	if (shared)
-		rs_kernel_btf_put();
+	btf__free(unused);
 	return shared;
 }
 

@@ -15,16 +15,6 @@
 
 struct btf;
 
-/*
- * A fresh parse of /sys/kernel/btf/vmlinux from a read-only private mapping
- * (Linux 6.16+), or NULL with errno where the kernel refuses the mapping.
- * libbpf 1.1 reads the file 4 KiB a call (1,340 calls) into one buffer and
- * copies that into another: 10 MB at once. Mapped, the file's pages are the
- * kernel's and only the parse's copy is the process's own (half the peak),
- * and the parse takes about half the time.
- */
-struct btf *rs_kernel_btf_mmap(void);
-
 /* The vmlinux BTF, loaded on first use; NULL without one. Pair with rs_kernel_btf_put(). */
 const struct btf *rs_kernel_btf_get(void);
 /*
@@ -35,6 +25,8 @@ const struct btf *rs_kernel_btf_get(void);
  */
 struct btf *rs_kernel_btf_share(void);
 bool rs_kernel_btf_unshare(struct btf *btf);
+/* True in the ringside binary, where libbpf borrows the parse: keep it through the loads. */
+bool rs_kernel_btf_lent_to_libbpf(void);
 
 /* Drop a reference; the last one frees the parse unless it is kept. */
 void rs_kernel_btf_put(void);

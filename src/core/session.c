@@ -438,11 +438,14 @@ int ringside_session_attach(struct ringside_session *s)
 		}
 	}
 	/*
-	 * Kept through the loads as well: in the ringside binary libbpf
-	 * borrows this one parse for every object instead of making its own
-	 * (tools/ringside/libbpf_vmlinux_btf.c). Dropped before the rings are
-	 * mapped, so that the two never add up in the peak RSS.
+	 * In the ringside binary libbpf borrows this one parse for every object
+	 * instead of making its own (tools/ringside/libbpf_vmlinux_btf.c): kept
+	 * through the loads, and dropped before the rings are mapped so that the
+	 * two never add up in the peak RSS. Elsewhere libbpf parses its own copy
+	 * per object, and ours is dropped first.
 	 */
+	if (!rs_kernel_btf_lent_to_libbpf())
+		stop_keeping_btf(s);
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
 		err = c->ops->load(c);
 		if (err) {

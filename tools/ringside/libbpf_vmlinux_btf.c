@@ -23,6 +23,9 @@
 
 #include "kernel_btf.h"
 
+/* Tells kernel_btf.c that libbpf borrows its parse here (a weak reference there). */
+const bool rs_libbpf_borrows_kernel_btf = true;
+
 struct btf *btf__load_vmlinux_btf(void)
 {
 	return rs_kernel_btf_share();
