@@ -7,7 +7,11 @@ if [ "$(id -u)" != 0 ]; then
 	echo "demo: run as root (sudo make demo): ringside attaches BPF programs" >&2
 	exit 1
 fi
-mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+# tracefs: mounted for the demo if it is not, and unmounted again at the end.
+mounted_tracefs=
+if ! mountpoint -q /sys/kernel/tracing && mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
+	mounted_tracefs=1
+fi
 echo "== ringside features: what this kernel offers"
 "$R" features
 
@@ -29,6 +33,7 @@ cleanup() {
 		mountpoint -q "$btdir/mnt" && umount "$btdir/mnt"
 		rm -rf "$btdir"
 	fi
+	if [ -n "$mounted_tracefs" ]; then umount /sys/kernel/tracing 2>/dev/null; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
