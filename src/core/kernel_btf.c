@@ -79,16 +79,20 @@ static struct btf *load_locked(void)
 	return vmlinux_btf;
 }
 
-/* With the lock held: take the parse away once nobody uses or keeps it; the caller frees it. */
-static struct btf *unused_locked(void)
+/*
+ * Unlock, freeing the parse once nobody uses or keeps it: outside the lock,
+ * since the ringside binary's btf__free() asks rs_kernel_btf_unshare().
+ */
+static void unlock_and_release(void)
 {
-	struct btf *btf = NULL;
+	struct btf *unused = NULL;
 
 	if (!refs && !keeps) {
-		btf = vmlinux_btf;
+		unused = vmlinux_btf;
 		vmlinux_btf = NULL;
 	}
-	return btf;
+	pthread_mutex_unlock(&btf_lock);
+	btf__free(unused);
 }
 
 const struct btf *rs_kernel_btf_get(void)
@@ -116,43 +120,30 @@ struct btf *rs_kernel_btf_share(void)
 
 void rs_kernel_btf_put(void)
 {
-	struct btf *unused;
-
 	pthread_mutex_lock(&btf_lock);
 	if (refs)
 		refs--;
-	unused = unused_locked();
-	pthread_mutex_unlock(&btf_lock);
-	btf__free(unused);	/* outside the lock: the binary's btf__free() asks rs_kernel_btf_unshare() */
+	unlock_and_release();
 }
 
 bool rs_kernel_btf_unshare(struct btf *btf)
 {
-	struct btf *unused = NULL;
 	bool shared;
 
 	pthread_mutex_lock(&btf_lock);
 	shared = btf && btf == vmlinux_btf;
-	if (shared) {
-		if (refs)
-			refs--;
-		unused = unused_locked();
-	}
-	pthread_mutex_unlock(&btf_lock);
-	btf__free(unused);
+	if (shared && refs)
+		refs--;
+	unlock_and_release();
 	return shared;
 }
 
 void rs_kernel_btf_keep(bool keep)
 {
-	struct btf *unused;
-
 	pthread_mutex_lock(&btf_lock);
 	if (keep)
 		keeps++;
 	else if (keeps)
 		keeps--;
-	unused = unused_locked();
-	pthread_mutex_unlock(&btf_lock);
-	btf__free(unused);
+	unlock_and_release();
 }
