@@ -348,8 +348,15 @@ void rs_probe_uprobes(struct ringside_features *out)
 		rs_feature_set(r, false, "uprobe program load failed: %s%s", strerror(-err), rs_eperm_hint(err));
 		goto out;
 	}
-	entry = bpf_program__attach_uprobe(skel->progs.probe_uprobe, false, getpid(), vma->name, off);
-	ret = entry ? bpf_program__attach_uprobe(skel->progs.probe_uretprobe, true, getpid(),
+	/*
+	 * pid -1: a CPU-wide perf event, the programs keep to this process by
+	 * tgid. A per-task event would be the system's first one more often
+	 * than not, and the kernel answers that by enabling its context-switch
+	 * hook and waiting out an RCU grace period (perf_sched_events): 20 ms
+	 * of start-up here, for a check that needs none of it.
+	 */
+	entry = bpf_program__attach_uprobe(skel->progs.probe_uprobe, false, -1, vma->name, off);
+	ret = entry ? bpf_program__attach_uprobe(skel->progs.probe_uretprobe, true, -1,
 						 vma->name, off) : NULL;
 	if (!entry || !ret) {
 		err = -errno;
