@@ -41,15 +41,16 @@ CFLAGS    ?= -O2 -g
 # its X.bpf.c beside the X.c that loads it.
 SRC_DIRS  := $(sort $(dir $(wildcard src/*/*.c)))
 SRC_INC   := $(patsubst %/,-I%,$(SRC_DIRS))
-ALL_CFLAGS:= -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -I$(OUT) $(SRC_INC)
+# -fno-math-errno: sqrt() is an instruction, not a libm call (nothing reads
+# errno after math), so no command maps libm for it.
+ALL_CFLAGS:= -std=gnu11 -D_GNU_SOURCE -fno-math-errno $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -I$(OUT) $(SRC_INC)
 # libdw (--stacks) and capstone (Go return sites) are opened on first use,
 # not linked (src/sys/dl_bind.h); their headers are still needed to build.
-LDLIBS    := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz -lm
+LDLIBS    := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz \
+	     -Wl,--as-needed -lm -Wl,--no-as-needed
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
-# The agent's web config and bcrypt: the CLI only, not the library. Its HTTP
-# server (libmicrohttpd) and the profile's charts (cairo) are opened on first
-# use, not linked (src/sys/dl_bind.h).
-CLI_LIBS  := -lyaml -lcrypt
+# The CLI's own libraries (the agent's YAML config, bcrypt and HTTP server,
+# the profile's charts) are opened on first use, not linked (src/sys/dl_bind.h).
 CAIRO_CFLAGS := $(shell $(PKG_CONFIG) --cflags cairo 2>/dev/null)
 
 BPF_SRCS  := $(wildcard src/*/*.bpf.c)
@@ -124,7 +125,7 @@ $(OUT)/cli/%.o: tools/ringside/%.c
 # (tools/ringside/libbpf_vmlinux_btf.c) only if the binary exports it.
 $(CLI): $(CLI_OBJS) $(LIB_A)
 	$(CC) $(ALL_LDFLAGS) -Wl,--export-dynamic-symbol=btf__load_vmlinux_btf,--export-dynamic-symbol=btf__free -o $@ $(CLI_OBJS) $(LIB_A) \
-	  $(LDLIBS) $(CLI_LIBS) -lm
+	  $(LDLIBS)
 
 # ---- tests -------------------------------------------------------------------
 $(OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/frozen_child.h $(LIB_A)

@@ -58,6 +58,17 @@ static void text(cairo_t *cr, double x, double y, double align, const char *s)
 	cairo.cairo_show_text(cr, s);
 }
 
+/* larger()/smaller() as the comparisons they are (a NaN loses), without libm. */
+static double larger(double a, double b)
+{
+	return isnan(a) || b > a ? b : a;
+}
+
+static double smaller(double a, double b)
+{
+	return isnan(a) || b < a ? b : a;
+}
+
 /* Mean ± sd as a vertical bar with caps, at x, scaled by y(v). */
 static void error_bar(cairo_t *cr, double x, double top, double height, double max, struct ringside_stat s)
 {
@@ -65,8 +76,8 @@ static void error_bar(cairo_t *cr, double x, double top, double height, double m
 
 	if (isnan(s.mean) || isnan(s.sd) || s.sd <= 0 || max <= 0)
 		return;
-	lo = fmax(0, s.mean - s.sd);
-	hi = fmin(max, s.mean + s.sd);
+	lo = larger(0, s.mean - s.sd);
+	hi = smaller(max, s.mean + s.sd);
 	lo = top + height - height * lo / max;
 	hi = top + height - height * hi / max;
 	cairo.cairo_set_line_width(cr, 1.2);
@@ -137,10 +148,10 @@ static void draw(cairo_t *cr, const struct ringside_profile_summary *sum, const 
 		const struct ringside_profile_setting *s = &sum->settings[i];
 
 		if (!isnan(s->cost.mean))
-			cost_max = fmax(cost_max, s->cost.mean + (isnan(s->cost.sd) ? 0 : s->cost.sd));
+			cost_max = larger(cost_max, s->cost.mean + (isnan(s->cost.sd) ? 0 : s->cost.sd));
 		if (!isnan(s->stall_ms.mean)) {
 			has_stall = true;
-			stall_max = fmax(stall_max, s->stall_ms.mean + s->stall_ms.sd);
+			stall_max = larger(stall_max, s->stall_ms.mean + s->stall_ms.sd);
 		}
 	}
 	cost_max = ceil(cost_max * 10) / 10;
@@ -194,11 +205,11 @@ static void draw(cairo_t *cr, const struct ringside_profile_summary *sum, const 
 	for (unsigned int i = 0; i < n; i++) {
 		const struct ringside_profile_setting *s = &sum->settings[i];
 		double x = LEFT + slot * i + slot * 0.2, w = slot * 0.6, cx = x + w / 2;
-		double cost = isnan(s->cost.mean) ? 0 : s->cost.mean, h = PANEL_H * fmin(cost, cost_max) / cost_max;
+		double cost = isnan(s->cost.mean) ? 0 : s->cost.mean, h = PANEL_H * smaller(cost, cost_max) / cost_max;
 
 		set_color(cr, recommended(sum, s->swappiness) ? best_color : cost_color);
 		/* At least a sliver, so that a recommended zero still shows green. */
-		cairo.cairo_rectangle(cr, x, top2 + PANEL_H - fmax(h, 3), w, fmax(h, 3));
+		cairo.cairo_rectangle(cr, x, top2 + PANEL_H - larger(h, 3), w, larger(h, 3));
 		cairo.cairo_fill(cr);
 		cairo.cairo_set_source_rgb(cr, 0, 0, 0);
 		error_bar(cr, cx - 6, top2, PANEL_H, cost_max, s->cost);

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* --web.config.file (exporter-toolkit format) through libyaml; bcrypt through crypt(). */
+/*
+ * --web.config.file (exporter-toolkit format) through libyaml; bcrypt through
+ * crypt_r(). Both are opened when a config file is read (dl_bind.h): linked,
+ * they were every command's relocated pages for the agent's sake.
+ */
 #include <crypt.h>
 #include <errno.h>
 #include <libgen.h>
@@ -8,7 +12,16 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "dl_bind.h"
 #include "web_config.h"
+
+#define YAML_FNS(X)                                                                             \
+	X(yaml_parser_initialize) X(yaml_parser_set_input_file) X(yaml_parser_load)             \
+	X(yaml_parser_delete) X(yaml_document_get_root_node) X(yaml_document_get_node)          \
+	X(yaml_document_delete)
+RS_DL_LIBRARY(yml, "libyaml-0.so.2", "libyaml-0-2", YAML_FNS)
+#define CRYPT_FNS(X) X(crypt_r)
+RS_DL_LIBRARY(libcrypt, "libcrypt.so.1", "libcrypt1", CRYPT_FNS)
 
 /* A file's contents, NUL-terminated (certificates and keys are PEM text). */
 static char *slurp(const char *path, char *why, size_t len)
@@ -74,8 +87,8 @@ static int tls_section(const char *config, yaml_document_t *doc, yaml_node_t *ma
 		return -1;
 	}
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		const char *k = scalar(doc, yaml_document_get_node(doc, p->key));
-		const char *v = scalar(doc, yaml_document_get_node(doc, p->value));
+		const char *k = scalar(doc, yml.yaml_document_get_node(doc, p->key));
+		const char *v = scalar(doc, yml.yaml_document_get_node(doc, p->value));
 
 		if (k && !strcmp(k, "cert_file") && v) {
 			cert = v;
@@ -104,8 +117,8 @@ static int users_section(const char *config, yaml_document_t *doc, yaml_node_t *
 		return -1;
 	}
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		const char *user = scalar(doc, yaml_document_get_node(doc, p->key));
-		const char *hash = scalar(doc, yaml_document_get_node(doc, p->value));
+		const char *user = scalar(doc, yml.yaml_document_get_node(doc, p->key));
+		const char *hash = scalar(doc, yml.yaml_document_get_node(doc, p->value));
 
 		if (!user || !hash || strncmp(hash, "$2", 2)) {
 			snprintf(why, len, "%s: basic_auth_users.%s: give a bcrypt hash ($2b$...), e.g. "
@@ -134,29 +147,37 @@ int web_config_load(const char *path, struct web_config *cfg, char *why, size_t 
 	yaml_node_t *root;
 	int err = 0;
 
+	const char *missing = yml_unavailable();
+
 	memset(cfg, 0, sizeof(*cfg));
+	if (missing) {
+		snprintf(why, len, "--web.config.file %s: %s", path, missing);
+		if (f)
+			fclose(f);
+		return -1;
+	}
 	if (!f) {
 		snprintf(why, len, "--web.config.file %s: %s", path, strerror(errno));
 		return -1;
 	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
-	if (!yaml_parser_load(&parser, &doc)) {
+	yml.yaml_parser_initialize(&parser);
+	yml.yaml_parser_set_input_file(&parser, f);
+	if (!yml.yaml_parser_load(&parser, &doc)) {
 		snprintf(why, len, "%s: line %zu: %s", path, parser.problem_mark.line + 1,
 			 parser.problem ? parser.problem : "not YAML");
-		yaml_parser_delete(&parser);
+		yml.yaml_parser_delete(&parser);
 		fclose(f);
 		return -1;
 	}
-	root = yaml_document_get_root_node(&doc);
+	root = yml.yaml_document_get_root_node(&doc);
 	if (root && root->type != YAML_MAPPING_NODE) {
 		snprintf(why, len, "%s: not a mapping of tls_server_config and basic_auth_users", path);
 		err = -1;
 	}
 	for (yaml_node_pair_t *p = root && !err ? root->data.mapping.pairs.start : NULL;
 	     p && p < root->data.mapping.pairs.top && !err; p++) {
-		const char *k = scalar(&doc, yaml_document_get_node(&doc, p->key));
-		yaml_node_t *v = yaml_document_get_node(&doc, p->value);
+		const char *k = scalar(&doc, yml.yaml_document_get_node(&doc, p->key));
+		yaml_node_t *v = yml.yaml_document_get_node(&doc, p->value);
 
 		if (k && !strcmp(k, "tls_server_config"))
 			err = tls_section(path, &doc, v, cfg, why, len);
@@ -168,9 +189,14 @@ int web_config_load(const char *path, struct web_config *cfg, char *why, size_t 
 			err = -1;
 		}
 	}
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
+	yml.yaml_document_delete(&doc);
+	yml.yaml_parser_delete(&parser);
 	fclose(f);
+	/* Checked here, not at the first login: a config that cannot be used fails at start. */
+	if (!err && cfg->nr_users && (missing = libcrypt_unavailable())) {
+		snprintf(why, len, "%s: basic_auth_users: %s", path, missing);
+		err = -1;
+	}
 	if (err)
 		web_config_free(cfg);
 	return err;
@@ -207,7 +233,7 @@ bool web_config_auth(struct web_config *cfg, const char *user, const char *passw
 		cd = calloc(1, sizeof(*cd));
 		if (!cd)
 			return false;
-		out = crypt_r(password, u->hash, cd);
+		out = libcrypt.crypt_r(password, u->hash, cd);
 		ok = out && out[0] != '*' && same(out, u->hash);
 		free(cd);
 		if (ok) {
