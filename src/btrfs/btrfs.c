@@ -94,7 +94,8 @@ static int btrfs_load(struct rs_collector *c)
 	if (!b->skel)
 		return rs_fail(c->s, -errno, "btrfs: cannot open BPF object");
 	c->obj = b->skel->obj;
-	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&b->skel->rodata->rs_filter);
+	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&b->skel->rodata->rs_filter,
+				   btrfs_bpf__elf_bytes);
 	if (err)
 		return err;
 	if (b->want_fsid)

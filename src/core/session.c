@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <link.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -177,10 +179,62 @@ int rs_session_add(struct ringside_session *s, const struct rs_collector_ops *op
 	return 0;
 }
 
-int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_filter)
+/*
+ * After X__open(), libbpf holds copies of all it uses from the object the
+ * binary embeds (BTF, instructions, map images) and never reads it again.
+ * Its pages stay in the resident set, though, with their neighbours: the
+ * kernel maps file pages in fault-around windows (256 KB here), so reading
+ * gcm's 420 KB object mapped most of the others beside it, through the load
+ * that follows, when the kernel's BTF is mapped too and RSS peaks. The
+ * objects live in a read-only PT_LOAD segment (.rodata): a private
+ * read-only file mapping, never written, so unmapping it loses nothing;
+ * the page cache keeps the bytes, and whatever else there is read again
+ * (usage text, tables) faults back in.
+ */
+struct segment_query {
+	uintptr_t addr, start, end;
+};
+
+static int find_readonly_segment(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct segment_query *q = arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || q->addr < start || q->addr >= start + ph->p_memsz)
+			continue;
+		if (ph->p_flags == PF_R) {
+			q->start = start;
+			q->end = start + ph->p_memsz;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static void unmap_object_bytes(const void *(*elf_bytes)(size_t *size))
+{
+	size_t size, page = (size_t)sysconf(_SC_PAGESIZE);
+	struct segment_query q = { .addr = (uintptr_t)elf_bytes(&size) };
+	uintptr_t first, end;
+
+	dl_iterate_phdr(find_readonly_segment, &q);
+	first = (q.start + page - 1) & ~(page - 1);
+	end = q.end & ~(page - 1);
+	if (end > first)
+		madvise((void *)first, end - first, MADV_DONTNEED);
+}
+
+int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_filter,
+			 const void *(*elf_bytes)(size_t *size))
 {
 	struct bpf_map *rb = bpf_object__find_map_by_name(c->obj, "events");
 	int err;
+
+	unmap_object_bytes(elf_bytes);
 
 	*rodata_filter = c->s->filter;
 	/* Wake the reader per 1/8 of the ring; poll() drains the rest on timeout. */

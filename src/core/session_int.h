@@ -93,11 +93,14 @@ int rs_session_add(struct ringside_session *s, const struct rs_collector_ops *op
 		   void *priv);
 
 /*
- * Common pre-load step for a skeleton: size the ring buffer, copy the
- * filter into the object's .rodata copy pointed to by rodata_filter, and
- * set the programs' autoload from the chosen variants.
+ * Common pre-load step for a skeleton just opened: size the ring buffer,
+ * copy the filter into the object's .rodata copy pointed to by
+ * rodata_filter, set the programs' autoload from the chosen variants, and
+ * unmap the object bytes the binary embeds (the skeleton's X__elf_bytes),
+ * which libbpf has copied what it needs from.
  */
-int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_filter);
+int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_filter,
+			 const void *(*elf_bytes)(size_t *size));
 
 /* The variant chosen for the collector's part (an index into its variants). */
 static inline int rs_collector_variant(const struct rs_collector *c, unsigned int part)

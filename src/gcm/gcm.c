@@ -111,7 +111,8 @@ static int gcm_load(struct rs_collector *c)
 	if (!g->skel)
 		return rs_fail(c->s, -errno, "gcm: cannot open BPF object: %s", ringside_strerror(-errno));
 	c->obj = g->skel->obj;
-	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&g->skel->rodata->rs_filter);
+	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&g->skel->rodata->rs_filter,
+				   gcm_bpf__elf_bytes);
 	if (err)
 		return err;
 	g->classic = g->perf_uprobes || rs_collector_variant(c, PART_PROBES) != 0;

@@ -93,7 +93,8 @@ static int kaead_load(struct rs_collector *c)
 		return rs_fail(c->s, -errno, "kernel-gcm: cannot open BPF object");
 	}
 	c->obj = k->skel->obj;
-	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&k->skel->rodata->rs_filter);
+	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&k->skel->rodata->rs_filter,
+				   kaead_bpf__elf_bytes);
 	if (err) {
 		rs_kernel_btf_put();
 		return err;

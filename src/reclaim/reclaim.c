@@ -119,7 +119,8 @@ static int reclaim_load(struct rs_collector *c)
 	if (!r->skel)
 		return rs_fail(c->s, -errno, "reclaim: cannot open BPF object");
 	c->obj = r->skel->obj;
-	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&r->skel->rodata->rs_filter);
+	err = rs_collector_prepare(c, (struct rs_filter_cfg *)&r->skel->rodata->rs_filter,
+				   reclaim_bpf__elf_bytes);
 	if (err)
 		return err;
 	/* Reclaim records are rare enough to hand over at once. */
