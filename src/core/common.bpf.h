@@ -7,6 +7,28 @@
 #define RINGSIDE_COMMON_BPF_H
 
 #include "vmlinux.h"
+
+/*
+ * The registers a probe sees, laid out as x86-64's struct pt_regs, which is
+ * ABI (ptrace's user_regs_struct begins the same way). Declared outside
+ * vmlinux.h, so without preserve_access_index: reading through it is a
+ * plain load at a fixed offset. An object whose programs read only a
+ * probe's own registers (ctx) defines RS_FIXED_PT_REGS before including
+ * this file, and bpf_tracing.h's PT_REGS_* and BPF_KPROBE/BPF_UPROBE then
+ * read through it instead of through vmlinux.h's struct pt_regs, which
+ * costs a CO-RE relocation per read, each resolved against the kernel's
+ * BTF at every start (gcm's object had 129). Not for pointers to a task's
+ * saved registers in kernel memory: the *_CORE readers need the kernel's
+ * type.
+ */
+struct rs_regs {
+	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	unsigned long ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+#if defined(RS_FIXED_PT_REGS) && defined(__TARGET_ARCH_x86)
+#define __PT_REGS_CAST(x) ((const struct rs_regs *)(x))
+#endif
+
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
@@ -66,7 +88,14 @@ struct cgroup___ids {
 	__u64 ancestor_ids[];
 } __attribute__((preserve_access_index));
 
-static __always_inline bool rs_cgroup_matches(void)
+/*
+ * A subprogram, not inlined: every program of an object calls it, and
+ * inlined, each carried its own copy of these reads: gcm's object had 420
+ * CO-RE relocations for them (of 560), each resolved against the kernel's
+ * BTF at every start. As one function it is relocated once. When no cgroup
+ * filter is set, the verifier knows from .rodata that it is never called.
+ */
+static __noinline __attribute__((unused)) bool rs_cgroup_matches(void)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct cgroup *cgrp = rs_task_cgroup(task);

@@ -13,6 +13,7 @@
  * The attach cookie is the index of the probed library file, so one program
  * serves every copy of a library (host and containers).
  */
+#define RS_FIXED_PT_REGS	/* registers read at fixed offsets (common.bpf.h) */
 #include "common.bpf.h"
 #include "gcm_seq.h"
 
@@ -89,7 +90,7 @@ static __always_inline __u64 return_address(struct pt_regs *ctx)
 }
 
 /* libbpf 1.1's bpf_tracing.h stops at the fifth argument; x86-64 passes the sixth in r9. */
-#define PARM6(x) ((x)->r9)
+#define PARM6(x) (__PT_REGS_CAST(x)->r9)
 
 /* Stack-passed argument n (1 = the 7th argument), read at function entry. */
 static __always_inline __u64 stack_arg(struct pt_regs *ctx, int n)
@@ -1240,7 +1241,7 @@ struct {
 /* The current goroutine: ABIInternal keeps g in R14 at entry and at every RET. */
 static __always_inline struct go_call_key go_key(struct pt_regs *ctx)
 {
-	struct go_call_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .g = ctx->r14 };
+	struct go_call_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .g = __PT_REGS_CAST(ctx)->r14 };
 
 	return k;
 }
@@ -1269,7 +1270,7 @@ static __always_inline __u64 user_u64(__u64 addr)
  */
 static __always_inline int go_enter(struct pt_regs *ctx, __u8 dir)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx), recv = ctx->ax, words, tag, text;
+	__u64 cookie = bpf_get_attach_cookie(ctx), recv = __PT_REGS_CAST(ctx)->ax, words, tag, text;
 	__u32 lib_id = (__u32)cookie, kind = (__u32)(cookie >> 32);
 	struct go_call_key k = go_key(ctx);
 	struct gcm_call c = {};
@@ -1325,7 +1326,7 @@ int BPF_KPROBE(gcm_go_ret)
 
 	if (!c)
 		return 0;
-	failed = c->m.dir == RS_GCM_OPEN && ctx->di;
+	failed = c->m.dir == RS_GCM_OPEN && __PT_REGS_CAST(ctx)->di;
 	result = !failed ? RS_GCM_OK : c->end_call == GO_CALL_SHORT ? RS_GCM_ERROR : RS_GCM_TAG_FAIL;
 	emit(ctx, c, result, failed ? -1 : 0);
 	bpf_map_delete_elem(&go_calls, &k);
