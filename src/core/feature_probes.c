@@ -251,10 +251,12 @@ static struct probe_bpf *load_as(struct ringside_feature_result *r, const char *
 }
 
 /* A uprobe_multi link on our own function at file offset off: one hit when it is called. */
-static void probe_uprobe_multi(struct ringside_feature_result *r, const char *path, size_t off)
+static void probe_uprobe_multi(struct ringside_feature_result *r, const char *path, size_t off,
+			       struct probe_bpf *loaded)
 {
-	struct probe_bpf *skel = load_as(r, "probe_uprobe_multi", RS_BPF_TRACE_UPROBE_MULTI,
-					 "uprobe_multi", " (Linux < 6.6)");
+	struct probe_bpf *skel = loaded ? loaded : load_as(r, "probe_uprobe_multi",
+							   RS_BPF_TRACE_UPROBE_MULTI,
+							   "uprobe_multi", " (Linux < 6.6)");
 	uint64_t offset = off;
 	int fd;
 
@@ -271,14 +273,17 @@ static void probe_uprobe_multi(struct ringside_feature_result *r, const char *pa
 		rs_feature_set(r, false, "uprobe_multi link fired %llu times (expected 1)",
 			       (unsigned long long)skel->bss->uprobe_multi_hits);
 	close_later(fd);
-	probe_bpf__destroy(skel);
+	if (skel != loaded)
+		probe_bpf__destroy(skel);
 }
 
 /* A uprobe session on our own function: the program runs once at entry and once at return. */
-static void probe_uprobe_session(struct ringside_feature_result *r, const char *path, size_t off)
+static void probe_uprobe_session(struct ringside_feature_result *r, const char *path, size_t off,
+				 struct probe_bpf *loaded)
 {
-	struct probe_bpf *skel = load_as(r, "probe_uprobe_session", RS_BPF_TRACE_UPROBE_SESSION,
-					 "uprobe session", " (Linux < 6.13)");
+	struct probe_bpf *skel = loaded ? loaded : load_as(r, "probe_uprobe_session",
+							   RS_BPF_TRACE_UPROBE_SESSION,
+							   "uprobe session", " (Linux < 6.13)");
 	uint64_t offset = off;
 	int fd;
 
@@ -297,7 +302,40 @@ static void probe_uprobe_session(struct ringside_feature_result *r, const char *
 			       (unsigned long long)skel->bss->session_entries,
 			       (unsigned long long)skel->bss->session_returns);
 	close_later(fd);
-	probe_bpf__destroy(skel);
+	if (skel != loaded)
+		probe_bpf__destroy(skel);
+}
+
+/*
+ * The probe object with the four uprobe programs at once, each of its
+ * attach type: one load instead of three on kernels with uprobe_multi and
+ * sessions (each load is a millisecond or two of every start). NULL where
+ * the kernel refuses any of them; then each is loaded alone, so that one
+ * refusal does not hide the others.
+ */
+static struct probe_bpf *load_uprobe_kinds(void)
+{
+	struct probe_bpf *skel = probe_bpf__open();
+	struct bpf_program *p;
+
+	if (!skel)
+		return NULL;
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, p == skel->progs.probe_uprobe ||
+					      p == skel->progs.probe_uretprobe ||
+					      p == skel->progs.probe_uprobe_multi ||
+					      p == skel->progs.probe_uprobe_session);
+	bpf_program__set_expected_attach_type(skel->progs.probe_uprobe_multi,
+					      RS_BPF_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.probe_uprobe_session,
+					      RS_BPF_TRACE_UPROBE_SESSION);
+	skel->rodata->probe_tgid = getpid();
+	skel->rodata->probe_target_ip = (uintptr_t)rs_probe_target;
+	if (probe_bpf__load(skel)) {
+		probe_bpf__destroy(skel);
+		return NULL;
+	}
+	return skel;
 }
 
 void rs_probe_uprobes(struct ringside_features *out)
@@ -309,7 +347,7 @@ void rs_probe_uprobes(struct ringside_features *out)
 	struct ringside_vma *vma = malloc(sizeof(*vma));
 	struct bpf_link *entry = NULL, *ret = NULL;
 	struct ring_buffer *rb = NULL;
-	struct probe_bpf *skel;
+	struct probe_bpf *skel, *all_kinds = NULL;
 	uintptr_t addr = (uintptr_t)rs_probe_target;
 	size_t off;
 	int err, records = 0;
@@ -330,20 +368,21 @@ void rs_probe_uprobes(struct ringside_features *out)
 		return;
 	}
 	off = addr - vma->start + vma->offset;
-	skel = probe_bpf__open();
+	all_kinds = load_uprobe_kinds();
+	skel = all_kinds ? all_kinds : probe_bpf__open();
 	if (!skel) {
 		rs_feature_set(r, false, "cannot open probe object: %s", strerror(errno));
 		goto out;
 	}
-	{
+	if (!all_kinds) {
 		struct bpf_program *p;
 
 		bpf_object__for_each_program(p, skel->obj)
 			bpf_program__set_autoload(p, p == skel->progs.probe_uprobe ||
 						      p == skel->progs.probe_uretprobe);
+		skel->rodata->probe_tgid = getpid();
 	}
-	skel->rodata->probe_tgid = getpid();
-	err = probe_bpf__load(skel);
+	err = all_kinds ? 0 : probe_bpf__load(skel);
 	if (err) {
 		rs_feature_set(r, false, "uprobe program load failed: %s%s", strerror(-err), rs_eperm_hint(err));
 		goto out;
@@ -380,9 +419,11 @@ out:
 	ring_buffer__free(rb);
 	destroy_link_later(ret);
 	destroy_link_later(entry);
-	probe_bpf__destroy(skel);
-	probe_uprobe_multi(multi, vma->name, off);
-	probe_uprobe_session(session, vma->name, off);
+	if (skel != all_kinds)
+		probe_bpf__destroy(skel);
+	probe_uprobe_multi(multi, vma->name, off, all_kinds);
+	probe_uprobe_session(session, vma->name, off, all_kinds);
+	probe_bpf__destroy(all_kinds);
 	free(vma);
 }
 
