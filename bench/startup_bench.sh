@@ -36,6 +36,8 @@ def median(xs):
 rows = [
     ("ringside gcm", [ringside, "gcm"], b"tracing", "err"),
     ("ringside gcm --count-only", [ringside, "gcm", "--count-only"], b"tracing", "err"),
+    # The probe set of the bpftrace row below: OpenSSL's libcrypto alone.
+    ("ringside gcm -l libcrypto", [ringside, "gcm", "-l", lib], b"tracing", "err"),
     ("ringside reclaim", [ringside, "reclaim"], b"tracing", "err"),
     ("ringside btrfs", [ringside, "btrfs"], b"tracing", "err"),
     # The same OpenSSL functions ringside gcm probes there, entry and return.

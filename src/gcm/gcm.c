@@ -105,6 +105,7 @@ static int gcm_load(struct rs_collector *c)
 {
 	struct rs_gcm *g = c->priv;
 	struct bpf_program *p;
+	bool any_go = false;
 	int err;
 
 	g->skel = gcm_bpf__open();
@@ -140,7 +141,7 @@ static int gcm_load(struct rs_collector *c)
 	 * starting later would. */
 	bpf_object__for_each_program(p, g->skel->obj) {
 		const char *name = bpf_program__name(p);
-		bool used = g->watch_exec && !strncmp(name, "gcm_go_", 7);
+		bool go = !strncmp(name, "gcm_go_", 7), used = g->watch_exec && go;
 
 		if (!strcmp(name, "gcm_exec")) {
 			bpf_program__set_autoload(p, g->watch_exec);
@@ -154,11 +155,20 @@ static int gcm_load(struct rs_collector *c)
 			       (spec_ret(g, spec) && !strcmp(spec_ret(g, spec), name));
 		}
 		bpf_program__set_autoload(p, used);
+		any_go |= used && go;
 		if (!g->classic)
 			bpf_program__set_expected_attach_type(p, is_session_prog(&g->set, name) ?
 							      RS_BPF_TRACE_UPROBE_SESSION :
 							      RS_BPF_TRACE_UPROBE_MULTI);
 	}
+	/*
+	 * Maps only unloaded programs use are not made: the Go calls' and the
+	 * exec watch's LRU hashes preallocate every entry (a millisecond of
+	 * start-up for go_calls alone), for nothing when no Go program or
+	 * later start is traced.
+	 */
+	bpf_map__set_autocreate(g->skel->maps.go_calls, any_go);
+	bpf_map__set_autocreate(g->skel->maps.exec_seen, g->watch_exec);
 	err = gcm_bpf__load(g->skel);
 	if (err)
 		return rs_load_failed(c, err);
