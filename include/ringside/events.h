@@ -362,6 +362,7 @@ struct rs_total_val {
 enum rs_drop_slot {
 	RS_DROP_RINGBUF = 0,	/* a record could not be reserved: the ring was full */
 	RS_DROP_TOTALS = 1,	/* a row could not be added: the map was full, or allocating failed */
+	RS_DROP_HIST = 2,	/* the same for a histogram row (gcm_hist): a latency sample lost */
 	RS_DROP_SLOTS
 };
 
@@ -374,7 +375,41 @@ enum rs_gcm_total_counter {
 	RS_GCM_TOTAL_ERRORS,
 	RS_GCM_TOTAL_UNCHECKED,
 	RS_GCM_TOTAL_LAT_SUM,
+	/*
+	 * Per CPU, the longest message since the reader last asked (with
+	 * kernel histograms only): ns in the low 48 bits, the reader's epoch
+	 * (gcm_hist_epoch) above them. Taken as the largest over CPUs, never
+	 * summed: an old epoch's value means no message since.
+	 */
+	RS_GCM_TOTAL_LAT_MAX,
 };
+#define RS_GCM_LAT_MAX_NS_MASK ((1ULL << 48) - 1)
+
+/*
+ * Kernel histograms (ringside_gcm_opts.kernel_hist): per process, library,
+ * direction and key size, the per-CPU hash "gcm_hist" counts each message
+ * in its latency slot (kind 0) and, when asked, its payload's log2 slot
+ * (kind 1), in c[0] of a struct rs_total_val. Latency slots split each
+ * power of two in 16 steps (RS_GCM_FINE_SLOT), so percentiles drawn from
+ * them are within 1/16; values below 16 ns have a slot each.
+ */
+#define RS_GCM_HIST_MAX_ENTRIES 65536
+enum rs_gcm_hist_kind {
+	RS_GCM_HIST_LATENCY = 0,
+	RS_GCM_HIST_SIZE = 1,
+};
+struct rs_gcm_hist_key {
+	__u32 tgid;
+	__u32 lib_id;
+	__u16 libdir;		/* lib | dir << 8 */
+	__u16 key_bits;
+	__u16 kind;		/* enum rs_gcm_hist_kind */
+	__u16 slot;
+};
+#define RS_GCM_FINE_SUB 16
+/* v's latency slot, given s, its log2 slot (64 - clz(v), 0 for 0). */
+#define RS_GCM_FINE_SLOT(v, s) \
+	((s) <= 4 ? (unsigned int)(v) : (s) * RS_GCM_FINE_SUB + (unsigned int)(((v) >> ((s) - 5)) & 15))
 
 /*
  * GCM probe hits that could not be tied to a message: rows with k2 ==

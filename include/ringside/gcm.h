@@ -56,6 +56,16 @@ struct ringside_gcm_opts {
 	 * counted in one "other" row). 0: RS_GCM_AGG_MAX_ENTRIES rows in all.
 	 */
 	unsigned int label_sets;
+	/*
+	 * Keep the latency histogram of each process x library x direction x
+	 * key size row in the kernel (ringside_gcm_hist(); the longest message
+	 * in ringside_gcm_total.lat_max_ns) instead of queueing a record per
+	 * message: the summary then covers every message however fast they
+	 * come, and a message costs less to trace. Only tag failures are still
+	 * records. Not with aggregate.
+	 */
+	bool kernel_hist;
+	bool size_hist;		/* kernel_hist: each row's payload size histogram too */
 };
 
 /*
@@ -131,10 +141,12 @@ struct ringside_gcm_row {
 	struct ringside_hist lat_hist;	/* ns per message */
 	uint64_t unchecked;	/* opens whose tag the application compared itself */
 	/*
-	 * Records delivered for this row. The counts above are exact when set
-	 * from the kernel's totals (ringside_gcm_agg_set_total()); latency
-	 * percentiles and histograms come from the delivered records, so they
-	 * cover events of ops messages only (fewer: the ring buffer was full).
+	 * Messages the latency percentiles and histograms cover. The counts
+	 * above are exact when set from the kernel's totals
+	 * (ringside_gcm_agg_set_total()). The latency comes from the delivered
+	 * records (fewer than ops: the ring buffer was full), or, with
+	 * kernel_hist, from the kernel's histograms
+	 * (ringside_gcm_agg_set_hist(): every timed message).
 	 */
 	uint64_t events;
 };
@@ -169,10 +181,37 @@ struct ringside_gcm_total {
 	uint64_t errors;
 	uint64_t unchecked;
 	uint64_t lat_sum_ns;
+	/*
+	 * With kernel_hist: the longest message of the row since the previous
+	 * ringside_gcm_totals() call (0: none); 0 otherwise.
+	 */
+	uint64_t lat_max_ns;
+	char comm[RS_COMM_LEN];	/* kernel_hist: the process's name at its first message; else "" */
 };
 /* Walk the kernel's rows (while attached); fn returns non-zero to stop. */
 int ringside_gcm_totals(struct ringside_session *s,
 			int (*fn)(void *ctx, const struct ringside_gcm_total *t), void *ctx);
+
+/*
+ * With kernel_hist: one histogram slot of a row, cumulative since attach.
+ * kind RS_GCM_HIST_LATENCY: slot is RS_GCM_FINE_SLOT() of the messages' ns
+ * (events.h); RS_GCM_HIST_SIZE: the log2 slot of their payload bytes.
+ */
+struct ringside_gcm_hist_slot {
+	uint32_t tgid;
+	uint32_t lib_id;
+	uint8_t lib;		/* enum rs_gcm_lib */
+	uint8_t dir;		/* enum rs_gcm_dir */
+	uint16_t key_bits;
+	uint8_t kind;		/* enum rs_gcm_hist_kind */
+	uint16_t slot;
+	uint64_t count;
+};
+/* Walk the kernel's histogram slots (none without kernel_hist); fn returns non-zero to stop. */
+int ringside_gcm_hist(struct ringside_session *s,
+		      int (*fn)(void *ctx, const struct ringside_gcm_hist_slot *h), void *ctx);
+/* Latency samples missing from those histograms: rows past the kernel map's size. */
+uint64_t ringside_gcm_hist_lost(const struct ringside_session *s);
 /*
  * Probe hits the collector could not tie to a message, per process, library
  * and reason (enum rs_gcm_unattr_reason): e.g. a GnuTLS or libgcrypt call on
@@ -192,10 +231,19 @@ const char *ringside_gcm_unattr_reason_name(unsigned int reason);	/* "unknown-ha
 /*
  * Set the counts of t's row to t's (adding the row if no record came for
  * it); with base, to t minus base's counts of the same row (an interval's
- * share of cumulative totals). Latency and histograms stay the records'.
+ * share of cumulative totals). Latency and histograms stay the records',
+ * but for t->lat_max_ns (kernel_hist), which raises the row's maximum.
  */
 int ringside_gcm_agg_set_total(struct ringside_gcm_agg *agg, const struct ringside_gcm_total *t,
 			       const struct ringside_gcm_agg *base);
+/*
+ * Set one histogram slot of h's row from the kernel's cumulative count
+ * (kernel_hist), as ringside_gcm_agg_set_total() sets the counts: with
+ * base, to h's count minus base's. Latency slots count toward events.
+ * Use one or the other of this and ringside_gcm_agg_add() for a row.
+ */
+int ringside_gcm_agg_set_hist(struct ringside_gcm_agg *agg, const struct ringside_gcm_hist_slot *h,
+			      const struct ringside_gcm_agg *base);
 
 #pragma GCC visibility pop
 

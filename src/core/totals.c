@@ -36,16 +36,24 @@ uint64_t rs_collector_slot(const struct rs_collector *c, const char *map_name, u
 	return sum;
 }
 
-/* Sum one key's per-CPU values (RS_TOTAL_COUNTERS each) and hand the row over. */
-static int sum_row(const struct rs_total_val *vals, int ncpu, const void *key, rs_row_fn fn,
-		   void *ctx)
+/*
+ * Sum one key's per-CPU values (RS_TOTAL_COUNTERS each) and hand the row
+ * over; the counters in max_mask (bit j: c[j]) are per-CPU maxima, and the
+ * row takes the largest.
+ */
+static int sum_row(const struct rs_total_val *vals, int ncpu, const void *key, uint32_t max_mask,
+		   rs_row_fn fn, void *ctx)
 {
 	struct rs_total_val sum;
 
 	memset(&sum, 0, sizeof(sum));
 	for (int i = 0; i < ncpu; i++)
-		for (int j = 0; j < RS_TOTAL_COUNTERS; j++)
-			sum.c[j] += vals[i].c[j];
+		for (int j = 0; j < RS_TOTAL_COUNTERS; j++) {
+			if (!(max_mask & 1u << j))
+				sum.c[j] += vals[i].c[j];
+			else if (vals[i].c[j] > sum.c[j])
+				sum.c[j] = vals[i].c[j];
+		}
 	return fn(ctx, key, &sum);
 }
 
@@ -56,7 +64,8 @@ static int sum_row(const struct rs_total_val *vals, int ncpu, const void *key, r
  * system call per batch instead of two per row. 1 when the kernel has no
  * batch lookups for this map (then the caller walks key by key).
  */
-static int rows_batched(int fd, size_t key_size, int ncpu, rs_row_fn fn, void *ctx)
+static int rows_batched(int fd, size_t key_size, int ncpu, uint32_t max_mask, rs_row_fn fn,
+			void *ctx)
 {
 	char *keys = calloc(BATCH, key_size);
 	struct rs_total_val *vals = calloc((size_t)BATCH * ncpu, sizeof(*vals));
@@ -80,7 +89,8 @@ static int rows_batched(int fd, size_t key_size, int ncpu, rs_row_fn fn, void *c
 			break;
 		}
 		for (__u32 i = 0; i < count && !err; i++)
-			err = sum_row(vals + (size_t)i * ncpu, ncpu, keys + i * key_size, fn, ctx);
+			err = sum_row(vals + (size_t)i * ncpu, ncpu, keys + i * key_size, max_mask, fn,
+				      ctx);
 		if (ret || err)		/* ENOENT: that was the last batch */
 			break;
 		in = out;
@@ -94,6 +104,12 @@ static int rows_batched(int fd, size_t key_size, int ncpu, rs_row_fn fn, void *c
 int rs_collector_rows(const struct rs_collector *c, const char *map_name, size_t key_size,
 		      rs_row_fn fn, void *ctx)
 {
+	return rs_collector_rows_max(c, map_name, key_size, 0, fn, ctx);
+}
+
+int rs_collector_rows_max(const struct rs_collector *c, const char *map_name, size_t key_size,
+			  uint32_t max_mask, rs_row_fn fn, void *ctx)
+{
 	struct bpf_map *map = c->obj ? bpf_object__find_map_by_name(c->obj, map_name) : NULL;
 	int ncpu = libbpf_num_possible_cpus(), fd, err;
 	char key[64], next[64];
@@ -105,7 +121,7 @@ int rs_collector_rows(const struct rs_collector *c, const char *map_name, size_t
 	if (ncpu <= 0)
 		return ncpu ? ncpu : -EINVAL;
 	fd = bpf_map__fd(map);
-	err = rows_batched(fd, key_size, ncpu, fn, ctx);
+	err = rows_batched(fd, key_size, ncpu, max_mask, fn, ctx);
 	if (err != 1)
 		return err;
 	err = 0;
@@ -119,7 +135,7 @@ int rs_collector_rows(const struct rs_collector *c, const char *map_name, size_t
 		/* A row may be deleted between the two calls: skip it. */
 		if (bpf_map_lookup_elem(fd, key, vals))
 			continue;
-		err = sum_row(vals, ncpu, key, fn, ctx);
+		err = sum_row(vals, ncpu, key, max_mask, fn, ctx);
 		if (err)
 			break;
 	}
@@ -141,7 +157,14 @@ static int total_row(void *ctx, const void *key, const struct rs_total_val *val)
 
 int rs_collector_totals(const struct rs_collector *c, rs_total_fn fn, void *ctx)
 {
+	return rs_collector_totals_max(c, 0, fn, ctx);
+}
+
+int rs_collector_totals_max(const struct rs_collector *c, uint32_t max_mask, rs_total_fn fn,
+			    void *ctx)
+{
 	struct totals_walk w = { fn, ctx };
 
-	return rs_collector_rows(c, "totals", sizeof(struct rs_total_key), total_row, &w);
+	return rs_collector_rows_max(c, "totals", sizeof(struct rs_total_key), max_mask, total_row,
+				     &w);
 }

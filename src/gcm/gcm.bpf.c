@@ -312,6 +312,71 @@ static __always_inline void count_agg(const struct gcm_call *c, __u8 result, __u
 		agg_slot(&key, RS_GCM_AGG_LATENCY, latency);
 }
 
+/*
+ * Kernel histograms: summaries draw latency (and, with size_hist, payload
+ * size) from these rows instead of a record per message, so they cover
+ * every message however fast they come, and a message costs no ring
+ * record unless its tag failed.
+ */
+const volatile bool kernel_hist = false;
+const volatile bool size_hist = false;
+/* Bumped by the reader each time it takes the maxima (RS_GCM_TOTAL_LAT_MAX). */
+__u64 gcm_hist_epoch;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, RS_GCM_HIST_MAX_ENTRIES);
+	__type(key, struct rs_gcm_hist_key);
+	__type(value, struct rs_total_val);
+} gcm_hist SEC(".maps");
+
+/* One more message in key's slot; a row the map cannot take is a counted drop. */
+static __always_inline void hist_add(struct rs_gcm_hist_key *key, __u16 kind, __u16 slot)
+{
+	struct rs_total_val *v;
+
+	key->kind = kind;
+	key->slot = slot;
+	v = rs_map_row(&gcm_hist, key);
+	if (v)
+		v->c[0]++;
+	else
+		rs_count_drop_slot(RS_DROP_HIST);
+}
+
+static __always_inline void count_hist(const struct gcm_call *c, __u64 latency)
+{
+	struct rs_gcm_hist_key key = {
+		.tgid = bpf_get_current_pid_tgid() >> 32,
+		.lib_id = c->lib_id,
+		.libdir = c->lib | (__u16)c->m.dir << 8,
+		.key_bits = c->m.key_bits,
+	};
+	__u8 s = rs_log2_slot(latency);
+
+	if (msg_timed(c))
+		hist_add(&key, RS_GCM_HIST_LATENCY, (__u16)RS_GCM_FINE_SLOT(latency, s));
+	if (size_hist)
+		hist_add(&key, RS_GCM_HIST_SIZE, rs_log2_slot(c->m.payload));
+}
+
+/* Process names for summaries without records (kernel_hist): written once per new row. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, char[RS_COMM_LEN]);
+} gcm_comms SEC(".maps");
+
+static __always_inline void note_comm(__u32 tgid)
+{
+	char comm[RS_COMM_LEN];
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	bpf_map_update_elem(&gcm_comms, &tgid, comm, BPF_ANY);
+}
+
 /* The exact count of every completed message, whether or not its record fits the ring. */
 static __always_inline void count_total(const struct gcm_call *c, __u8 result, __u64 latency)
 {
@@ -321,11 +386,22 @@ static __always_inline void count_total(const struct gcm_call *c, __u8 result, _
 		.k2 = c->lib | (__u32)c->m.dir << 8,
 		.k3 = c->m.key_bits,
 	};
-	struct rs_total_val *v = rs_total_row(&key);
+	struct rs_total_val *v = bpf_map_lookup_elem(&totals, &key);
+	__u64 epoch = gcm_hist_epoch << 48, max;
 
-	if (!v)
-		return;
+	/* A new row: note the process's name, which a summary may need after it exits. */
+	if (!v) {
+		if (kernel_hist)
+			note_comm(key.tgid);
+		v = rs_total_row(&key);
+		if (!v)
+			return;
+	}
+	max = v->c[RS_GCM_TOTAL_LAT_MAX];
 	add_counts(v, c, result, latency);
+	if (kernel_hist && ((max & ~RS_GCM_LAT_MAX_NS_MASK) != epoch ||
+			    latency > (max & RS_GCM_LAT_MAX_NS_MASK)))
+		v->c[RS_GCM_TOTAL_LAT_MAX] = epoch | (latency & RS_GCM_LAT_MAX_NS_MASK);
 }
 
 /* A load-time constant, whole pages: the verifier sees both uses as the same number. */
@@ -371,7 +447,14 @@ static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 		if (result != RS_GCM_TAG_FAIL)
 			return;
 	} else {
-		count_total(c, result, msg_latency_now(c));
+		__u64 latency = msg_latency_now(c);
+
+		count_total(c, result, latency);
+		if (kernel_hist) {
+			count_hist(c, latency);
+			if (result != RS_GCM_TAG_FAIL)
+				return;
+		}
 	}
 
 	if (want_stack)

@@ -34,6 +34,8 @@ struct rs_gcm {
 	bool aggregate;		/* agent mode: counted in gcm_agg, no records but tag failures */
 	unsigned int label_sets;	/* aggregate: label sets gcm_agg is sized for; 0: default */
 	bool session;		/* uprobe sessions where a spec has a session program */
+	bool kernel_hist;	/* summaries' histograms kept in gcm_hist, no record per message */
+	bool size_hist;		/* kernel_hist: the payload size histogram too */
 };
 
 /* The programs a spec's probe point runs here: a session replaces entry and return. */
@@ -125,6 +127,9 @@ static int gcm_load(struct rs_collector *c)
 	g->skel->rodata->watch_exec = g->watch_exec;
 	g->skel->rodata->agent_mode = g->aggregate;
 	g->skel->rodata->count_only = g->set.count_only;
+	g->skel->rodata->kernel_hist = g->kernel_hist && !g->aggregate;
+	g->skel->bss->gcm_hist_epoch = 1;	/* 0: a maximum never set (ringside_gcm_totals) */
+	g->skel->rodata->size_hist = g->size_hist;
 	/*
 	 * Rows are allocated as used (BPF_F_NO_PREALLOC): the size only caps
 	 * them. A label set takes a counters row per message-size slot it
@@ -553,6 +558,10 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 		g->set.count_only = opts->count_only;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, label_sets) + sizeof(opts->label_sets))
 		g->label_sets = opts->label_sets;
+	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, size_hist) + sizeof(bool)) {
+		g->kernel_hist = opts->kernel_hist;
+		g->size_hist = opts->kernel_hist && opts->size_hist;
+	}
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, stack_window) + sizeof(unsigned int))
 		g->stack_window = opts->stack_window > RS_STACK_WINDOW_MAX ? RS_STACK_WINDOW_MAX :
 				  (opts->stack_window + RS_STACK_PAGE - 1) & ~(RS_STACK_PAGE - 1u);
@@ -592,11 +601,14 @@ static struct rs_gcm *gcm_of(const struct ringside_session *s)
 struct totals_walk {
 	int (*fn)(void *ctx, const struct ringside_gcm_total *t);
 	void *ctx;
+	uint64_t epoch;		/* kernel_hist: the epoch whose maxima are read; 0 otherwise */
+	int comms;		/* kernel_hist: gcm_comms' fd; -1 otherwise */
 };
 
 static int gcm_total_row(void *ctx, const struct rs_total_key *k, const struct rs_total_val *v)
 {
 	struct totals_walk *w = ctx;
+	uint64_t max = v->c[RS_GCM_TOTAL_LAT_MAX];
 	struct ringside_gcm_total t;
 
 	if (k->k2 == RS_GCM_TOTAL_UNATTRIBUTED)
@@ -614,8 +626,13 @@ static int gcm_total_row(void *ctx, const struct rs_total_key *k, const struct r
 		.errors = v->c[RS_GCM_TOTAL_ERRORS],
 		.unchecked = v->c[RS_GCM_TOTAL_UNCHECKED],
 		.lat_sum_ns = v->c[RS_GCM_TOTAL_LAT_SUM],
+		/* The largest over CPUs: of this epoch when any message came since. */
+		.lat_max_ns = w->epoch && max >> 48 == (w->epoch & 0xffff) ?
+				      max & RS_GCM_LAT_MAX_NS_MASK : 0,
 	};
 
+	if (w->comms >= 0 && bpf_map_lookup_elem(w->comms, &t.tgid, t.comm))
+		t.comm[0] = '\0';
 	return w->fn(w->ctx, &t);
 }
 
@@ -657,11 +674,69 @@ int ringside_gcm_totals(struct ringside_session *s,
 			int (*fn)(void *ctx, const struct ringside_gcm_total *t), void *ctx)
 {
 	const struct rs_collector *c = gcm_collector(s);
-	struct totals_walk w = { fn, ctx };
+	struct rs_gcm *g = gcm_of(s);
+	struct totals_walk w = { fn, ctx, 0, -1 };
+	int err;
 
 	if (!c || !c->obj)
 		return -ENOTCONN;
-	return rs_collector_totals(c, gcm_total_row, &w);
+	if (!g->kernel_hist || g->aggregate)
+		return rs_collector_totals(c, gcm_total_row, &w);
+	/*
+	 * Messages record their maximum under the current epoch; read this
+	 * one's, then start the next, so each call's maxima cover the messages
+	 * since the previous call. (The epoch is 16 bits in the kernel's rows;
+	 * 0 is never used, so a row never touched reads as no message.)
+	 */
+	w.epoch = __atomic_load_n(&g->skel->bss->gcm_hist_epoch, __ATOMIC_RELAXED);
+	w.comms = bpf_map__fd(g->skel->maps.gcm_comms);
+	err = rs_collector_totals_max(c, 1u << RS_GCM_TOTAL_LAT_MAX, gcm_total_row, &w);
+	__atomic_store_n(&g->skel->bss->gcm_hist_epoch, (w.epoch + 1) & 0xffff ? w.epoch + 1 : 1,
+			 __ATOMIC_RELAXED);
+	return err;
+}
+
+struct hist_walk {
+	int (*fn)(void *ctx, const struct ringside_gcm_hist_slot *h);
+	void *ctx;
+};
+
+static int gcm_hist_row(void *ctx, const void *key, const struct rs_total_val *v)
+{
+	const struct rs_gcm_hist_key *k = key;
+	struct hist_walk *w = ctx;
+	struct ringside_gcm_hist_slot h = {
+		.tgid = k->tgid,
+		.lib_id = k->lib_id,
+		.lib = (uint8_t)(k->libdir & 0xff),
+		.dir = (uint8_t)(k->libdir >> 8),
+		.key_bits = k->key_bits,
+		.kind = (uint8_t)k->kind,
+		.slot = k->slot,
+		.count = v->c[0],
+	};
+
+	return w->fn(w->ctx, &h);
+}
+
+uint64_t ringside_gcm_hist_lost(const struct ringside_session *s)
+{
+	const struct rs_collector *c = gcm_collector(s);
+
+	return c && c->obj ? rs_collector_drops(c, RS_DROP_HIST) : 0;
+}
+
+int ringside_gcm_hist(struct ringside_session *s,
+		      int (*fn)(void *ctx, const struct ringside_gcm_hist_slot *h), void *ctx)
+{
+	const struct rs_collector *c = gcm_collector(s);
+	struct hist_walk w = { fn, ctx };
+
+	if (!c || !c->obj)
+		return -ENOTCONN;
+	if (!gcm_of(s)->kernel_hist)
+		return 0;
+	return rs_collector_rows(c, "gcm_hist", sizeof(struct rs_gcm_hist_key), gcm_hist_row, &w);
 }
 
 unsigned int ringside_gcm_nr_libs(const struct ringside_session *s)

@@ -9,14 +9,15 @@
 
 /*
  * Percentiles come from a finer histogram than the printed one: each power
- * of two is split in FINE_SUB linear steps, so p50/p99 are within 1/16.
+ * of two is split in RS_GCM_FINE_SUB linear steps (the kernel's histograms
+ * use the same slots), so p50/p99 are within 1/16.
  */
-#define FINE_SUB 16
-#define FINE_SLOTS (RINGSIDE_HIST_SLOTS * FINE_SUB)
+#define FINE_SUB RS_GCM_FINE_SUB
+#define FINE_SLOTS ((RINGSIDE_HIST_SLOTS + 1) * FINE_SUB)
 
 struct agg_row {
 	struct ringside_gcm_row r;
-	uint32_t fine[FINE_SLOTS];
+	uint64_t fine[FINE_SLOTS];
 };
 
 struct ringside_gcm_agg {
@@ -30,15 +31,21 @@ unsigned int ringside_hist_slot(uint64_t v)
 	return v ? 64 - (unsigned int)__builtin_clzll(v) : 0;
 }
 
+/*
+ * Values below 16 are exact; above, the 4 bits below the leading one pick
+ * the step within [2^(s-1), 2^s).
+ */
 static unsigned int fine_slot(uint64_t v)
 {
-	unsigned int s = ringside_hist_slot(v), sub;
+	unsigned int s = ringside_hist_slot(v);
 
-	if (s <= 4)
-		return (unsigned int)v;	/* values below 16 are exact */
-	/* The 4 bits below the leading one pick the step within [2^(s-1), 2^s). */
-	sub = (unsigned int)(v >> (s - 5)) & (FINE_SUB - 1);
-	return s * FINE_SUB + sub;
+	return RS_GCM_FINE_SLOT(v, s);
+}
+
+/* The printed (log2) slot a fine slot lies in. */
+static unsigned int fine_to_slot(unsigned int fine)
+{
+	return fine < FINE_SUB ? ringside_hist_slot(fine) : fine / FINE_SUB;
 }
 
 /* The smallest value of a fine slot's range, scaled up to its middle. */
@@ -217,6 +224,8 @@ int ringside_gcm_agg_set_total(struct ringside_gcm_agg *agg, const struct ringsi
 	row = row_of(agg, &key);
 	if (!row)
 		return -ENOMEM;
+	if (!row->r.comm[0] && t->comm[0])
+		memcpy(row->r.comm, t->comm, sizeof(row->r.comm));
 	if (!row->r.comm[0])
 		comm_from_proc(t->tgid, row->r.comm, sizeof(row->r.comm));
 	row->r.ops = t->ops - prev.ops;
@@ -226,6 +235,46 @@ int ringside_gcm_agg_set_total(struct ringside_gcm_agg *agg, const struct ringsi
 	row->r.errors = t->errors - prev.errors;
 	row->r.unchecked = t->unchecked - prev.unchecked;
 	row->r.lat_sum_ns = t->lat_sum_ns - prev.lat_sum_ns;
+	if (t->lat_max_ns > row->r.lat_max_ns)
+		row->r.lat_max_ns = t->lat_max_ns;
+	return 0;
+}
+
+int ringside_gcm_agg_set_hist(struct ringside_gcm_agg *agg, const struct ringside_gcm_hist_slot *h,
+			      const struct ringside_gcm_agg *base)
+{
+	struct ringside_gcm_row key = { .tgid = h->tgid, .lib_id = h->lib_id, .lib = h->lib,
+					.dir = h->dir, .key_bits = h->key_bits };
+	bool latency = h->kind == RS_GCM_HIST_LATENCY;
+	uint64_t prev = 0, want, *cell;
+	struct agg_row *row;
+	bool found;
+
+	if (latency ? h->slot >= FINE_SLOTS : h->slot >= RINGSIDE_HIST_SLOTS)
+		return 0;
+	if (base) {
+		size_t at = find_row(base, &key, &found);
+
+		if (found)
+			prev = latency ? base->rows[at]->fine[h->slot] :
+					 base->rows[at]->r.size_hist.slot[h->slot];
+	}
+	want = h->count - prev;
+	find_row(agg, &key, &found);
+	if (!want && !found)
+		return 0;	/* nothing new, in a row nothing else added */
+	row = row_of(agg, &key);
+	if (!row)
+		return -ENOMEM;
+	if (!latency) {
+		row->r.size_hist.slot[h->slot] = want;
+		return 0;
+	}
+	cell = &row->fine[h->slot];
+	row->r.events += want - *cell;
+	if (fine_to_slot(h->slot) < RINGSIDE_HIST_SLOTS)
+		row->r.lat_hist.slot[fine_to_slot(h->slot)] += want - *cell;
+	*cell = want;
 	return 0;
 }
 

@@ -93,9 +93,9 @@ kill -INT "$rs"; wait "$rs"
 [ "$(count_events "$tmp/comm.json" "$b")" = 0 ] && pass filter_comm_excludes || fail filter_comm_excludes "events seen"
 
 # Drops: a one-page ring (room for a few dozen records) under a seal loop
-# while the tracer is stopped, so it cannot drain it: records are lost for
-# certain, and the summary says so.
-"$RINGSIDE" gcm --json --comm gcm_workload --ringbuf-size 4096 >"$tmp/lost.json" 2>"$tmp/lost.err" &
+# while the tracer is stopped, so it cannot drain it: with --events (a
+# record per message) records are lost for certain, and the summary says so.
+"$RINGSIDE" gcm --json --events --comm gcm_workload --ringbuf-size 4096 >"$tmp/lost.json" 2>"$tmp/lost.err" &
 rs=$!
 wait_for "$tmp/lost.err" 'tracing AES-GCM'
 kill -STOP "$rs"
@@ -122,5 +122,31 @@ print("ops %d = sealed; %d records + %d lost" % (ops, records, lost), file=sys.s
 PY
 	pass "summary_exact_despite_drops ($(cat "$tmp/exact.err"))" ||
 	fail summary_exact_despite_drops "$(tail -1 "$tmp/exact.err")"
+
+# Without --events the same stopped tracer loses nothing: the latency
+# histograms are kept in the kernel, and the percentiles cover every seal.
+"$RINGSIDE" gcm --json --comm gcm_workload --ringbuf-size 4096 >"$tmp/khist.json" 2>"$tmp/khist.err" &
+rs=$!
+wait_for "$tmp/khist.err" 'tracing AES-GCM'
+kill -STOP "$rs"
+"$RS_PROGS/gcm_workload" --seal-loop 16 1 2>"$tmp/sealed" >/dev/null
+kill -CONT "$rs"
+kill -INT "$rs"; wait "$rs"; rc=$?
+python3 - "$tmp/khist.json" "$(awk '/^sealed/ {print $2}' "$tmp/sealed")" "$rc" <<'PY' 2>"$tmp/khist.chk" &&
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+sealed, rc = int(sys.argv[2]), int(sys.argv[3])
+summ = [r for r in rows if r["type"] == "gcm_summary" and r["dir"] == "seal"]
+ops = sum(r["ops"] for r in summ)
+timed = sum(r["records"] for r in summ)
+assert rc == 0, "exit %d" % rc
+assert not [r for r in rows if r["type"] == "lost"], "something was lost"
+assert sealed > 0 and ops == sealed, "summary ops %d, the workload sealed %d" % (ops, sealed)
+assert timed == sealed, "latency covers %d of %d seals" % (timed, sealed)
+assert all(0 < r["lat_p50_ns"] <= r["lat_p99_ns"] <= r["lat_max_ns"] for r in summ), summ
+print("%d seals, all timed" % sealed, file=sys.stderr)
+PY
+	pass "summary_latency_in_kernel ($(cat "$tmp/khist.chk"))" ||
+	fail summary_latency_in_kernel "$(tail -1 "$tmp/khist.chk")"
 [ "$(our_bpf_progs_settled)" = 0 ] && pass filters_nothing_left || fail filters_nothing_left "$(our_bpf_progs_settled) programs"
 json_lines_valid session_filters_json_lines_valid "$tmp"/*.json

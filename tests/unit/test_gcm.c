@@ -139,6 +139,85 @@ static void aggregation_rows_and_percentiles(void)
 	ringside_gcm_agg_free(agg);
 }
 
+/* Cumulative kernel histogram slots, as ringside_gcm_hist() hands them over. */
+static void set_latencies(struct ringside_gcm_agg *agg, const uint64_t *count, uint64_t lat_step,
+			  const struct ringside_gcm_agg *base)
+{
+	uint64_t by_slot[(RINGSIDE_HIST_SLOTS + 1) * RS_GCM_FINE_SUB] = { 0 };
+
+	for (int i = 1; i <= 100; i++) {
+		uint64_t v = (uint64_t)i * lat_step;
+		unsigned int s = ringside_hist_slot(v);
+
+		by_slot[RS_GCM_FINE_SLOT(v, s)] += count[i];
+	}
+	for (unsigned int slot = 0; slot < sizeof(by_slot) / sizeof(by_slot[0]); slot++) {
+		struct ringside_gcm_hist_slot h = { .tgid = 7, .lib = RS_GCM_LIB_OPENSSL,
+						    .dir = RS_GCM_SEAL, .key_bits = 128,
+						    .kind = RS_GCM_HIST_LATENCY, .slot = (uint16_t)slot,
+						    .count = by_slot[slot] };
+
+		if (h.count)
+			CHECK_EQ_INT(ringside_gcm_agg_set_hist(agg, &h, base), 0);
+	}
+}
+
+/*
+ * The kernel's histograms give the percentiles records give: the same
+ * slots, filled from cumulative counts; an interval's share is the counts
+ * minus the run's before it, and its maximum is the kernel's for it.
+ */
+static void kernel_histograms_match_records(void)
+{
+	struct ringside_gcm_agg *run = ringside_gcm_agg_new(), *interval = ringside_gcm_agg_new();
+	struct ringside_gcm_total t = { .tgid = 7, .lib = RS_GCM_LIB_OPENSSL, .dir = RS_GCM_SEAL,
+					.key_bits = 128, .ops = 100, .lat_max_ns = 100000 };
+	struct rows rows = { .n = 0 };
+	uint64_t once[101], twice[101];
+
+	CHECK(run && interval);
+	if (!run || !interval)
+		return;
+	memcpy(t.comm, "w", 2);
+	for (int i = 0; i <= 100; i++) {
+		once[i] = i ? 1 : 0;
+		twice[i] = i ? 2 : 0;
+	}
+	/* First interval: 100 seals of 1..100 us, as in the records test. */
+	CHECK_EQ_INT(ringside_gcm_agg_set_total(run, &t, NULL), 0);
+	set_latencies(run, once, 1000, NULL);
+	ringside_gcm_agg_foreach(run, collect, &rows);
+	CHECK_EQ_INT(rows.n, 1);
+	CHECK_EQ_INT(rows.r[0].events, 100);
+	CHECK(rows.r[0].lat_p50_ns >= 47000 && rows.r[0].lat_p50_ns <= 53000);
+	CHECK(rows.r[0].lat_p99_ns >= 95000 && rows.r[0].lat_p99_ns <= 100000);
+	CHECK_EQ_INT(rows.r[0].lat_max_ns, 100000);
+	CHECK_EQ_INT(rows.r[0].lat_hist.slot[17], 35);	/* 65.5..131 us: 66..100 */
+	CHECK(!strcmp(rows.r[0].comm, "w"));
+	/* Second interval: 100 more; its share alone, its own maximum. */
+	t.ops = 200;
+	t.lat_max_ns = 99000;
+	CHECK_EQ_INT(ringside_gcm_agg_set_total(interval, &t, run), 0);
+	set_latencies(interval, twice, 1000, run);
+	CHECK_EQ_INT(ringside_gcm_agg_set_total(run, &t, NULL), 0);
+	set_latencies(run, twice, 1000, NULL);
+	rows.n = 0;
+	ringside_gcm_agg_foreach(interval, collect, &rows);
+	CHECK_EQ_INT(rows.n, 1);
+	CHECK_EQ_INT(rows.r[0].ops, 100);
+	CHECK_EQ_INT(rows.r[0].events, 100);
+	CHECK_EQ_INT(rows.r[0].lat_max_ns, 99000);
+	CHECK(rows.r[0].lat_p50_ns >= 47000 && rows.r[0].lat_p50_ns <= 53000);
+	rows.n = 0;
+	ringside_gcm_agg_foreach(run, collect, &rows);
+	CHECK_EQ_INT(rows.r[0].ops, 200);
+	CHECK_EQ_INT(rows.r[0].events, 200);
+	CHECK_EQ_INT(rows.r[0].lat_max_ns, 100000);
+	CHECK_EQ_INT(rows.r[0].lat_hist.slot[17], 70);
+	ringside_gcm_agg_free(run);
+	ringside_gcm_agg_free(interval);
+}
+
 static void names(void)
 {
 	CHECK_EQ_STR(ringside_gcm_lib_name(RS_GCM_LIB_GNUTLS), "gnutls");
@@ -152,6 +231,7 @@ int main(void)
 	RUN(probe_point_prologues);
 	RUN(hist_buckets_separate_message_sizes);
 	RUN(aggregation_rows_and_percentiles);
+	RUN(kernel_histograms_match_records);
 	RUN(names);
 	UNIT_EXIT();
 }

@@ -56,9 +56,11 @@ static const char gcm_usage[] =
 	"Tag failures (an open whose authentication failed) are always printed.\n"
 	"A summary per process, library, direction and key size is printed every\n"
 	"--interval (that interval's) and at exit (the whole run's): ops, ops/s, MB/s,\n"
-	"p50/p99 latency, tag failures. Counts come from in-kernel counters and are\n"
-	"exact even when records are lost; latency percentiles and histograms come\n"
-	"from the delivered records, and a row says so when some were lost.\n"
+	"p50/p99 latency, tag failures. Counts, latency percentiles and histograms\n"
+	"are kept in the kernel for every message, and no record crosses the ring\n"
+	"but a tag failure's. With --events every message is a record: counts stay\n"
+	"exact, latency comes from the delivered records, and a row says so when\n"
+	"some were lost.\n"
 	"\n" CLI_COMMON_HELP;
 
 struct gcm_cli {
@@ -248,6 +250,9 @@ static int on_event(void *ctx, const struct rs_event_hdr *ev, size_t size)
 			fputs("TAG FAILURE: ", stdout);
 		print_event(g, e, size);
 	}
+	/* The kernel's histograms count this message already. */
+	if (!g->events)
+		return 0;
 	int err = ringside_gcm_agg_add(g->agg, ev, size);
 
 	return err ? err : ringside_gcm_agg_add(g->run, ev, size);
@@ -267,6 +272,15 @@ static int take_total(void *ctx, const struct ringside_gcm_total *t)
 	int err = ringside_gcm_agg_set_total(g->agg, t, g->run);
 
 	return err ? err : ringside_gcm_agg_set_total(g->run, t, NULL);
+}
+
+/* The kernel's latency and size histograms (without --events): the interval's share, and the run's. */
+static int take_hist(void *ctx, const struct ringside_gcm_hist_slot *h)
+{
+	struct gcm_cli *g = ctx;
+	int err = ringside_gcm_agg_set_hist(g->agg, h, g->run);
+
+	return err ? err : ringside_gcm_agg_set_hist(g->run, h, NULL);
 }
 
 static int print_row(void *ctx, const struct ringside_gcm_row *r)
@@ -320,8 +334,12 @@ static int print_row(void *ctx, const struct ringside_gcm_row *r)
 	       (unsigned long long)r->tag_failures);
 	if (r->unchecked)
 		printf("  %llu unchecked", (unsigned long long)r->unchecked);
-	/* The counts are exact; the latency columns are not, when records were lost. */
-	if (r->events < r->ops)
+	/*
+	 * The counts are exact; the latency columns are not when records were
+	 * lost. (Without --events they come from the kernel's histograms, read
+	 * a moment apart from the counts: a histogram row lost is said at exit.)
+	 */
+	if (g->events && r->events < r->ops)
 		printf("  (latency from %llu of %llu: records lost)", (unsigned long long)r->events,
 		       (unsigned long long)r->ops);
 	putchar('\n');
@@ -369,6 +387,7 @@ static void summarize(void *ctx, double elapsed, bool final)
 	struct row_ctx rc = { g, final ? elapsed : elapsed - g->last_tick, false, final };
 
 	ringside_gcm_totals(g->s, take_total, g);
+	ringside_gcm_hist(g->s, take_hist, g);
 	if (!g->o.json) {
 		time_t now = time(NULL);
 		char ts[16];
@@ -382,6 +401,15 @@ static void summarize(void *ctx, double elapsed, bool final)
 		puts("(no AES-GCM operations)");
 	if (final) {
 		struct unattr_ctx uc = { g, 0 };
+		uint64_t hist_lost = ringside_gcm_hist_lost(g->s);
+
+		if (hist_lost) {
+			if (g->o.json)
+				cli_json_count("lost", "latency_samples", hist_lost);
+			fprintf(stderr, "ringside: %llu messages missing from the latency percentiles: "
+				"more than %d histogram rows (narrow the trace with -p, --comm or "
+				"--cgroup)\n", (unsigned long long)hist_lost, RS_GCM_HIST_MAX_ENTRIES);
+		}
 
 		ringside_gcm_unattributed(g->s, print_unattributed, &uc);
 		if (uc.total)
@@ -659,6 +687,9 @@ int cmd_gcm(int argc, char **argv)
 	go.stack_window = g.stack_window;
 	go.perf_uprobes = g.perf_uprobes;
 	go.count_only = g.count_only;
+	/* Without --events the summaries need no record per message: the kernel keeps them. */
+	go.kernel_hist = !g.events;
+	go.size_hist = g.hist;
 	ret = 1;
 	err = ringside_session_enable_gcm(g.s, &go);
 	if (err) {
