@@ -1,6 +1,7 @@
 #!/bin/bash
 # GCM tracing overhead: ops/s of an OpenSSL seal loop (IV, AAD, data, tag per
-# message) untraced, traced by `ringside gcm` (a record per message), by
+# message) untraced, traced by `ringside gcm` (its summary: counts and latency
+# histograms kept in the kernel), by
 # `ringside agent` (counted in the kernel, nothing per message crosses the
 # ring), by an equivalent bpftrace script (same probe points, entry+return,
 # same facts: count, direction, bytes, latency, result) and by a bpftrace
@@ -155,7 +156,7 @@ fi
 if [ -n "${fg[16]:-}" ]; then
 	awk -v e=$(added fg ${fg[16]}) -v g=$(added rs ${rs[16]}) 'BEGIN {
 		printf "ringside gcm'"'"'s own floor at 16 B, its two hits as no-ops (setiv entry, finish session): %.0f ns\n", e
-		printf "ringside gcm, a record per message with its latency (+%.0f ns), is %.2fx that floor\n", g, g / e }'
+		printf "ringside gcm, timing every message into kernel histograms (+%.0f ns), is %.2fx that floor\n", g, g / e }'
 	head -1 "$tmp/records.out"
 fi
 ops=$(awk '/openssl/ && /seal/ {s += $6} END {print s + 0}' "$tmp/rs.out")

@@ -31,7 +31,7 @@
 #include "ringside/events.h"
 #include "ringbuf_flood.skel.h"
 
-#define DEFAULT_RING_BYTES (1024 * 1024)	/* ringside gcm's default --ringbuf-size */
+#define DEFAULT_RING_BYTES (1024 * 1024)	/* ringside gcm --events' default --ringbuf-size */
 #define BURST 8
 #define DEADLINE_S 60.0
 

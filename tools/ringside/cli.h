@@ -68,7 +68,7 @@ enum cli_long_opt {
 	"  -d, --duration SECS    stop after SECS seconds (default: until Ctrl-C)\n"        \
 	"      --interval SECS    print a summary every SECS seconds\n"                     \
 	"      --ringbuf-size N   ring buffer bytes per collector, power of two (256K;\n"  \
-	"                         gcm: 1M)\n"                                              \
+	"                         gcm --events: 1M)\n"                                     \
 	"  -v, --verbose          show libbpf's messages, the variants chosen, and at exit\n" \
 	"                         how many records were read from the ring\n"               \
 	"  -h, --help             this help\n"

@@ -671,12 +671,13 @@ int cmd_gcm(int argc, char **argv)
 	if (stack_mode && !strcmp(stack_mode, "dwarf"))
 		g.stack_window = window ? (unsigned int)window : 3 * RS_STACK_PAGE;
 	/*
-	 * A record per message: at a million a second a 256 KiB ring holds
-	 * under a millisecond, and a reader preempted for longer loses records
-	 * (bench/ringbuf_bench: 1 MiB lost none in 24 runs at 0.5 and 1 M/s).
-	 * The other commands' records are rarer and keep the library's default.
+	 * --events is a record per message: at a million a second a 256 KiB
+	 * ring holds under a millisecond, and a reader preempted for longer
+	 * loses records (bench/ringbuf_bench: 1 MiB lost none in 24 runs at 0.5
+	 * and 1 M/s). Without it only tag failures are records (the summaries
+	 * are the kernel's): the library's default, mapped twice, is plenty.
 	 */
-	if (!g.o.ringbuf_bytes)
+	if (!g.o.ringbuf_bytes && g.events)
 		g.o.ringbuf_bytes = GCM_DEFAULT_RINGBUF;
 	if (cli_require_bpf())
 		return 1;
