@@ -181,11 +181,6 @@ struct ringside_gcm_total {
 	uint64_t errors;
 	uint64_t unchecked;
 	uint64_t lat_sum_ns;
-	/*
-	 * With kernel_hist: the longest message of the row since the previous
-	 * ringside_gcm_totals() call (0: none); 0 otherwise.
-	 */
-	uint64_t lat_max_ns;
 	char comm[RS_COMM_LEN];	/* kernel_hist: the process's name at its first message; else "" */
 };
 /* Walk the kernel's rows (while attached); fn returns non-zero to stop. */
@@ -195,7 +190,9 @@ int ringside_gcm_totals(struct ringside_session *s,
 /*
  * With kernel_hist: one histogram slot of a row, cumulative since attach.
  * kind RS_GCM_HIST_LATENCY: slot is RS_GCM_FINE_SLOT() of the messages' ns
- * (events.h); RS_GCM_HIST_SIZE: the log2 slot of their payload bytes.
+ * (events.h); RS_GCM_HIST_SIZE: the log2 slot of their payload bytes;
+ * RS_GCM_HIST_MAX: count is the longest message's ns since the previous
+ * ringside_gcm_hist() call (0: none).
  */
 struct ringside_gcm_hist_slot {
 	uint32_t tgid;
@@ -231,16 +228,16 @@ const char *ringside_gcm_unattr_reason_name(unsigned int reason);	/* "unknown-ha
 /*
  * Set the counts of t's row to t's (adding the row if no record came for
  * it); with base, to t minus base's counts of the same row (an interval's
- * share of cumulative totals). Latency and histograms stay the records',
- * but for t->lat_max_ns (kernel_hist), which raises the row's maximum.
+ * share of cumulative totals). Latency and histograms stay the records'.
  */
 int ringside_gcm_agg_set_total(struct ringside_gcm_agg *agg, const struct ringside_gcm_total *t,
 			       const struct ringside_gcm_agg *base);
 /*
  * Set one histogram slot of h's row from the kernel's cumulative count
  * (kernel_hist), as ringside_gcm_agg_set_total() sets the counts: with
- * base, to h's count minus base's. Latency slots count toward events.
- * Use one or the other of this and ringside_gcm_agg_add() for a row.
+ * base, to h's count minus base's. Latency slots count toward events; a
+ * maximum (RS_GCM_HIST_MAX) raises the row's. Use one or the other of this
+ * and ringside_gcm_agg_add() for a row.
  */
 int ringside_gcm_agg_set_hist(struct ringside_gcm_agg *agg, const struct ringside_gcm_hist_slot *h,
 			      const struct ringside_gcm_agg *base);

@@ -157,14 +157,7 @@ static int total_row(void *ctx, const void *key, const struct rs_total_val *val)
 
 int rs_collector_totals(const struct rs_collector *c, rs_total_fn fn, void *ctx)
 {
-	return rs_collector_totals_max(c, 0, fn, ctx);
-}
-
-int rs_collector_totals_max(const struct rs_collector *c, uint32_t max_mask, rs_total_fn fn,
-			    void *ctx)
-{
 	struct totals_walk w = { fn, ctx };
 
-	return rs_collector_rows_max(c, "totals", sizeof(struct rs_total_key), max_mask, total_row,
-				     &w);
+	return rs_collector_rows(c, "totals", sizeof(struct rs_total_key), total_row, &w);
 }

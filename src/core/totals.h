@@ -16,9 +16,6 @@ uint64_t rs_collector_slot(const struct rs_collector *c, const char *map_name, u
 /* Called per totals row with the counters summed over CPUs; non-zero stops the walk. */
 typedef int (*rs_total_fn)(void *ctx, const struct rs_total_key *key, const struct rs_total_val *val);
 int rs_collector_totals(const struct rs_collector *c, rs_total_fn fn, void *ctx);
-/* The same, with the counters in max_mask (bit j: c[j]) taken as the largest over CPUs. */
-int rs_collector_totals_max(const struct rs_collector *c, uint32_t max_mask, rs_total_fn fn,
-			    void *ctx);
 
 /*
  * Any per-CPU hash of c with struct rs_total_val values (key_size bytes of
@@ -27,6 +24,7 @@ int rs_collector_totals_max(const struct rs_collector *c, uint32_t max_mask, rs_
 typedef int (*rs_row_fn)(void *ctx, const void *key, const struct rs_total_val *val);
 int rs_collector_rows(const struct rs_collector *c, const char *map_name, size_t key_size,
 		      rs_row_fn fn, void *ctx);
+/* The same, with the counters in max_mask (bit j: c[j]) taken as the largest over CPUs. */
 int rs_collector_rows_max(const struct rs_collector *c, const char *map_name, size_t key_size,
 			  uint32_t max_mask, rs_row_fn fn, void *ctx);
 

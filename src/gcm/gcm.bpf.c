@@ -320,7 +320,7 @@ static __always_inline void count_agg(const struct gcm_call *c, __u8 result, __u
  */
 const volatile bool kernel_hist = false;
 const volatile bool size_hist = false;
-/* Bumped by the reader each time it takes the maxima (RS_GCM_TOTAL_LAT_MAX). */
+/* The reader's epoch: it bumps it each time it takes the maxima (RS_GCM_HIST_MAX rows). */
 __u64 gcm_hist_epoch;
 
 struct {
@@ -330,6 +330,14 @@ struct {
 	__type(key, struct rs_gcm_hist_key);
 	__type(value, struct rs_total_val);
 } gcm_hist SEC(".maps");
+
+/* Process names for summaries without records: written at a row's first message. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, char[RS_COMM_LEN]);
+} gcm_comms SEC(".maps");
 
 /* One more message in key's slot; a row the map cannot take is a counted drop. */
 static __always_inline void hist_add(struct rs_gcm_hist_key *key, __u16 kind, __u16 slot)
@@ -345,36 +353,48 @@ static __always_inline void hist_add(struct rs_gcm_hist_key *key, __u16 kind, __
 		rs_count_drop_slot(RS_DROP_HIST);
 }
 
-static __always_inline void count_hist(const struct gcm_call *c, __u64 latency)
+/*
+ * A message into its row's histograms, and into the row's longest message
+ * of the reader's epoch. row: lib_id | libdir << 32 | key_bits << 48.
+ * A global function, so the verifier checks it once per program: inlined
+ * at each place a program ends a message, it made four programs' loads
+ * 4-8 ms each instead of 1.
+ */
+__noinline int gcm_hist_message(__u64 row, __u64 latency, __u64 payload, __u32 timed)
 {
 	struct rs_gcm_hist_key key = {
 		.tgid = bpf_get_current_pid_tgid() >> 32,
-		.lib_id = c->lib_id,
-		.libdir = c->lib | (__u16)c->m.dir << 8,
-		.key_bits = c->m.key_bits,
+		.lib_id = (__u32)row,
+		.libdir = (__u16)(row >> 32),
+		.key_bits = (__u16)(row >> 48),
+		.kind = RS_GCM_HIST_MAX,
 	};
-	__u8 s = rs_log2_slot(latency);
+	__u64 epoch = gcm_hist_epoch << 48, max;
+	struct rs_total_val *v = bpf_map_lookup_elem(&gcm_hist, &key);
 
-	if (msg_timed(c))
+	if (!v) {
+		/* The row's first message: its process's name, for a summary after it exits. */
+		char comm[RS_COMM_LEN];
+
+		bpf_get_current_comm(comm, sizeof(comm));
+		bpf_map_update_elem(&gcm_comms, &key.tgid, comm, BPF_ANY);
+		v = rs_map_row(&gcm_hist, &key);
+	}
+	if (!v) {
+		rs_count_drop_slot(RS_DROP_HIST);
+	} else if (timed) {
+		max = v->c[1];
+		if ((max & ~RS_GCM_LAT_MAX_NS_MASK) != epoch || latency > (max & RS_GCM_LAT_MAX_NS_MASK))
+			v->c[1] = epoch | (latency & RS_GCM_LAT_MAX_NS_MASK);
+	}
+	if (timed) {
+		__u8 s = rs_log2_slot(latency);
+
 		hist_add(&key, RS_GCM_HIST_LATENCY, (__u16)RS_GCM_FINE_SLOT(latency, s));
+	}
 	if (size_hist)
-		hist_add(&key, RS_GCM_HIST_SIZE, rs_log2_slot(c->m.payload));
-}
-
-/* Process names for summaries without records (kernel_hist): written once per new row. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, char[RS_COMM_LEN]);
-} gcm_comms SEC(".maps");
-
-static __always_inline void note_comm(__u32 tgid)
-{
-	char comm[RS_COMM_LEN];
-
-	bpf_get_current_comm(comm, sizeof(comm));
-	bpf_map_update_elem(&gcm_comms, &tgid, comm, BPF_ANY);
+		hist_add(&key, RS_GCM_HIST_SIZE, rs_log2_slot(payload));
+	return 0;
 }
 
 /* The exact count of every completed message, whether or not its record fits the ring. */
@@ -386,22 +406,11 @@ static __always_inline void count_total(const struct gcm_call *c, __u8 result, _
 		.k2 = c->lib | (__u32)c->m.dir << 8,
 		.k3 = c->m.key_bits,
 	};
-	struct rs_total_val *v = bpf_map_lookup_elem(&totals, &key);
-	__u64 epoch = gcm_hist_epoch << 48, max;
+	struct rs_total_val *v = rs_total_row(&key);
 
-	/* A new row: note the process's name, which a summary may need after it exits. */
-	if (!v) {
-		if (kernel_hist)
-			note_comm(key.tgid);
-		v = rs_total_row(&key);
-		if (!v)
-			return;
-	}
-	max = v->c[RS_GCM_TOTAL_LAT_MAX];
+	if (!v)
+		return;
 	add_counts(v, c, result, latency);
-	if (kernel_hist && ((max & ~RS_GCM_LAT_MAX_NS_MASK) != epoch ||
-			    latency > (max & RS_GCM_LAT_MAX_NS_MASK)))
-		v->c[RS_GCM_TOTAL_LAT_MAX] = epoch | (latency & RS_GCM_LAT_MAX_NS_MASK);
 }
 
 /* A load-time constant, whole pages: the verifier sees both uses as the same number. */
@@ -451,7 +460,10 @@ static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 
 		count_total(c, result, latency);
 		if (kernel_hist) {
-			count_hist(c, latency);
+			__u64 libdir = c->lib | (__u16)c->m.dir << 8;
+
+			gcm_hist_message(c->lib_id | libdir << 32 | (__u64)c->m.key_bits << 48, latency,
+					 c->m.payload, msg_timed(c));
 			if (result != RS_GCM_TAG_FAIL)
 				return;
 		}

@@ -128,7 +128,7 @@ static int gcm_load(struct rs_collector *c)
 	g->skel->rodata->agent_mode = g->aggregate;
 	g->skel->rodata->count_only = g->set.count_only;
 	g->skel->rodata->kernel_hist = g->kernel_hist && !g->aggregate;
-	g->skel->bss->gcm_hist_epoch = 1;	/* 0: a maximum never set (ringside_gcm_totals) */
+	g->skel->bss->gcm_hist_epoch = 1;	/* 0: a maximum never set (ringside_gcm_hist) */
 	g->skel->rodata->size_hist = g->size_hist;
 	/*
 	 * Rows are allocated as used (BPF_F_NO_PREALLOC): the size only caps
@@ -601,14 +601,12 @@ static struct rs_gcm *gcm_of(const struct ringside_session *s)
 struct totals_walk {
 	int (*fn)(void *ctx, const struct ringside_gcm_total *t);
 	void *ctx;
-	uint64_t epoch;		/* kernel_hist: the epoch whose maxima are read; 0 otherwise */
 	int comms;		/* kernel_hist: gcm_comms' fd; -1 otherwise */
 };
 
 static int gcm_total_row(void *ctx, const struct rs_total_key *k, const struct rs_total_val *v)
 {
 	struct totals_walk *w = ctx;
-	uint64_t max = v->c[RS_GCM_TOTAL_LAT_MAX];
 	struct ringside_gcm_total t;
 
 	if (k->k2 == RS_GCM_TOTAL_UNATTRIBUTED)
@@ -626,9 +624,6 @@ static int gcm_total_row(void *ctx, const struct rs_total_key *k, const struct r
 		.errors = v->c[RS_GCM_TOTAL_ERRORS],
 		.unchecked = v->c[RS_GCM_TOTAL_UNCHECKED],
 		.lat_sum_ns = v->c[RS_GCM_TOTAL_LAT_SUM],
-		/* The largest over CPUs: of this epoch when any message came since. */
-		.lat_max_ns = w->epoch && max >> 48 == (w->epoch & 0xffff) ?
-				      max & RS_GCM_LAT_MAX_NS_MASK : 0,
 	};
 
 	if (w->comms >= 0 && bpf_map_lookup_elem(w->comms, &t.tgid, t.comm))
@@ -675,30 +670,19 @@ int ringside_gcm_totals(struct ringside_session *s,
 {
 	const struct rs_collector *c = gcm_collector(s);
 	struct rs_gcm *g = gcm_of(s);
-	struct totals_walk w = { fn, ctx, 0, -1 };
-	int err;
+	struct totals_walk w = { fn, ctx, -1 };
 
 	if (!c || !c->obj)
 		return -ENOTCONN;
-	if (!g->kernel_hist || g->aggregate)
-		return rs_collector_totals(c, gcm_total_row, &w);
-	/*
-	 * Messages record their maximum under the current epoch; read this
-	 * one's, then start the next, so each call's maxima cover the messages
-	 * since the previous call. (The epoch is 16 bits in the kernel's rows;
-	 * 0 is never used, so a row never touched reads as no message.)
-	 */
-	w.epoch = __atomic_load_n(&g->skel->bss->gcm_hist_epoch, __ATOMIC_RELAXED);
-	w.comms = bpf_map__fd(g->skel->maps.gcm_comms);
-	err = rs_collector_totals_max(c, 1u << RS_GCM_TOTAL_LAT_MAX, gcm_total_row, &w);
-	__atomic_store_n(&g->skel->bss->gcm_hist_epoch, (w.epoch + 1) & 0xffff ? w.epoch + 1 : 1,
-			 __ATOMIC_RELAXED);
-	return err;
+	if (g->kernel_hist && !g->aggregate)
+		w.comms = bpf_map__fd(g->skel->maps.gcm_comms);
+	return rs_collector_totals(c, gcm_total_row, &w);
 }
 
 struct hist_walk {
 	int (*fn)(void *ctx, const struct ringside_gcm_hist_slot *h);
 	void *ctx;
+	uint64_t epoch;		/* whose maxima are read */
 };
 
 static int gcm_hist_row(void *ctx, const void *key, const struct rs_total_val *v)
@@ -716,6 +700,9 @@ static int gcm_hist_row(void *ctx, const void *key, const struct rs_total_val *v
 		.count = v->c[0],
 	};
 
+	/* The largest over CPUs: this epoch's when any message came since the last read. */
+	if (k->kind == RS_GCM_HIST_MAX)
+		h.count = v->c[1] >> 48 == w->epoch ? v->c[1] & RS_GCM_LAT_MAX_NS_MASK : 0;
 	return w->fn(w->ctx, &h);
 }
 
@@ -730,13 +717,26 @@ int ringside_gcm_hist(struct ringside_session *s,
 		      int (*fn)(void *ctx, const struct ringside_gcm_hist_slot *h), void *ctx)
 {
 	const struct rs_collector *c = gcm_collector(s);
-	struct hist_walk w = { fn, ctx };
+	struct rs_gcm *g = gcm_of(s);
+	struct hist_walk w = { fn, ctx, 0 };
+	int err;
 
 	if (!c || !c->obj)
 		return -ENOTCONN;
-	if (!gcm_of(s)->kernel_hist)
+	if (!g->kernel_hist || g->aggregate)
 		return 0;
-	return rs_collector_rows(c, "gcm_hist", sizeof(struct rs_gcm_hist_key), gcm_hist_row, &w);
+	/*
+	 * Messages keep their maximum under the current epoch: read this
+	 * one's, then start the next, so each call's maxima cover the messages
+	 * since the previous call. (16 bits in the kernel's rows, never 0, so
+	 * that a maximum never set reads as no message.)
+	 */
+	w.epoch = __atomic_load_n(&g->skel->bss->gcm_hist_epoch, __ATOMIC_RELAXED);
+	err = rs_collector_rows_max(c, "gcm_hist", sizeof(struct rs_gcm_hist_key), 1u << 1,
+				    gcm_hist_row, &w);
+	__atomic_store_n(&g->skel->bss->gcm_hist_epoch, (w.epoch + 1) & 0xffff ? w.epoch + 1 : 1,
+			 __ATOMIC_RELAXED);
+	return err;
 }
 
 unsigned int ringside_gcm_nr_libs(const struct ringside_session *s)

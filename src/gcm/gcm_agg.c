@@ -235,8 +235,6 @@ int ringside_gcm_agg_set_total(struct ringside_gcm_agg *agg, const struct ringsi
 	row->r.errors = t->errors - prev.errors;
 	row->r.unchecked = t->unchecked - prev.unchecked;
 	row->r.lat_sum_ns = t->lat_sum_ns - prev.lat_sum_ns;
-	if (t->lat_max_ns > row->r.lat_max_ns)
-		row->r.lat_max_ns = t->lat_max_ns;
 	return 0;
 }
 
@@ -250,6 +248,17 @@ int ringside_gcm_agg_set_hist(struct ringside_gcm_agg *agg, const struct ringsid
 	struct agg_row *row;
 	bool found;
 
+	if (h->kind == RS_GCM_HIST_MAX) {
+		/* Not cumulative: the longest message since the last read, any row's. */
+		if (!h->count)
+			return 0;
+		row = row_of(agg, &key);
+		if (!row)
+			return -ENOMEM;
+		if (h->count > row->r.lat_max_ns)
+			row->r.lat_max_ns = h->count;
+		return 0;
+	}
 	if (latency ? h->slot >= FINE_SLOTS : h->slot >= RINGSIDE_HIST_SLOTS)
 		return 0;
 	if (base) {

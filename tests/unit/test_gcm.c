@@ -171,7 +171,10 @@ static void kernel_histograms_match_records(void)
 {
 	struct ringside_gcm_agg *run = ringside_gcm_agg_new(), *interval = ringside_gcm_agg_new();
 	struct ringside_gcm_total t = { .tgid = 7, .lib = RS_GCM_LIB_OPENSSL, .dir = RS_GCM_SEAL,
-					.key_bits = 128, .ops = 100, .lat_max_ns = 100000 };
+					.key_bits = 128, .ops = 100 };
+	struct ringside_gcm_hist_slot max = { .tgid = 7, .lib = RS_GCM_LIB_OPENSSL,
+					      .dir = RS_GCM_SEAL, .key_bits = 128,
+					      .kind = RS_GCM_HIST_MAX, .count = 100000 };
 	struct rows rows = { .n = 0 };
 	uint64_t once[101], twice[101];
 
@@ -186,6 +189,7 @@ static void kernel_histograms_match_records(void)
 	/* First interval: 100 seals of 1..100 us, as in the records test. */
 	CHECK_EQ_INT(ringside_gcm_agg_set_total(run, &t, NULL), 0);
 	set_latencies(run, once, 1000, NULL);
+	CHECK_EQ_INT(ringside_gcm_agg_set_hist(run, &max, NULL), 0);
 	ringside_gcm_agg_foreach(run, collect, &rows);
 	CHECK_EQ_INT(rows.n, 1);
 	CHECK_EQ_INT(rows.r[0].events, 100);
@@ -196,11 +200,13 @@ static void kernel_histograms_match_records(void)
 	CHECK(!strcmp(rows.r[0].comm, "w"));
 	/* Second interval: 100 more; its share alone, its own maximum. */
 	t.ops = 200;
-	t.lat_max_ns = 99000;
+	max.count = 99000;	/* the longest since the last read, not cumulative */
 	CHECK_EQ_INT(ringside_gcm_agg_set_total(interval, &t, run), 0);
 	set_latencies(interval, twice, 1000, run);
+	CHECK_EQ_INT(ringside_gcm_agg_set_hist(interval, &max, run), 0);
 	CHECK_EQ_INT(ringside_gcm_agg_set_total(run, &t, NULL), 0);
 	set_latencies(run, twice, 1000, NULL);
+	CHECK_EQ_INT(ringside_gcm_agg_set_hist(run, &max, NULL), 0);
 	rows.n = 0;
 	ringside_gcm_agg_foreach(interval, collect, &rows);
 	CHECK_EQ_INT(rows.n, 1);
