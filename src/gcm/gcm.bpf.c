@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * AES-GCM messages in user-space crypto libraries, one record per message.
+ * AES-GCM messages in user-space crypto libraries: counted and timed into
+ * per-row maps (totals, and gcm_hist for summaries), a record per message
+ * where asked (--events), in gcm_agg by label set in agent mode.
  *
  * Long on purpose: one skeleton per collector, so every library's programs
  * live in this one object, loaded once and sharing its maps (handles, calls,
