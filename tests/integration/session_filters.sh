@@ -92,16 +92,24 @@ run_workload "$b" comm_b
 kill -INT "$rs"; wait "$rs"
 [ "$(count_events "$tmp/comm.json" "$b")" = 0 ] && pass filter_comm_excludes || fail filter_comm_excludes "events seen"
 
-# Drops: a one-page ring (room for a few dozen records) under a seal loop
-# while the tracer is stopped, so it cannot drain it: with --events (a
-# record per message) records are lost for certain, and the summary says so.
-"$RINGSIDE" gcm --json --events --comm gcm_workload --ringbuf-size 4096 >"$tmp/lost.json" 2>"$tmp/lost.err" &
-rs=$!
-wait_for "$tmp/lost.err" 'tracing AES-GCM'
-kill -STOP "$rs"
-"$RS_PROGS/gcm_workload" --seal-loop 16 1 2>"$tmp/sealed" >/dev/null
-kill -CONT "$rs"
-kill -INT "$rs"; wait "$rs"; rc=$?
+# A one-page ring (room for a few dozen records) under a seal loop while the
+# tracer is stopped, so it cannot drain it: `stopped_tracer NAME ARGS...`
+# leaves NAME.json, NAME.err, the loop's "sealed N" in sealed, the exit in rc.
+stopped_tracer() {
+	local name=$1
+	shift
+	"$RINGSIDE" gcm --json --comm gcm_workload --ringbuf-size 4096 "$@" >"$tmp/$name.json" 2>"$tmp/$name.err" &
+	rs=$!
+	wait_for "$tmp/$name.err" 'tracing AES-GCM'
+	kill -STOP "$rs"
+	"$RS_PROGS/gcm_workload" --seal-loop 16 1 2>"$tmp/sealed" >/dev/null
+	kill -CONT "$rs"
+	kill -INT "$rs"; wait "$rs"; rc=$?
+}
+
+# Drops: with --events (a record per message) records are lost for certain,
+# and the summary says so.
+stopped_tracer lost --events
 grep -qE '^ringside: [0-9]+ events lost — raise --ringbuf-size$' "$tmp/lost.err" &&
 	grep -q '"type":"lost"' "$tmp/lost.json" && [ "$rc" = 0 ] && pass drops_reported ||
 	fail drops_reported "rc=$rc: $(tail -1 "$tmp/lost.err")"
@@ -125,13 +133,7 @@ PY
 
 # Without --events the same stopped tracer loses nothing: the latency
 # histograms are kept in the kernel, and the percentiles cover every seal.
-"$RINGSIDE" gcm --json --comm gcm_workload --ringbuf-size 4096 >"$tmp/khist.json" 2>"$tmp/khist.err" &
-rs=$!
-wait_for "$tmp/khist.err" 'tracing AES-GCM'
-kill -STOP "$rs"
-"$RS_PROGS/gcm_workload" --seal-loop 16 1 2>"$tmp/sealed" >/dev/null
-kill -CONT "$rs"
-kill -INT "$rs"; wait "$rs"; rc=$?
+stopped_tracer khist
 python3 - "$tmp/khist.json" "$(awk '/^sealed/ {print $2}' "$tmp/sealed")" "$rc" <<'PY' 2>"$tmp/khist.chk" &&
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
