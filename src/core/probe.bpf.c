@@ -24,16 +24,6 @@ __u64 session_entries, session_returns;
 const volatile __u32 probe_tgid;
 const volatile __u64 probe_target_ip;
 
-/*
- * The registers of a user task as a uprobe sees them: the x86-64 layout of
- * struct pt_regs, which is ABI. Read without preserve_access_index, so that
- * reading them is no CO-RE relocation.
- */
-struct probe_regs {
-	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
-	__u64 ax, cx, dx, si, di, orig_ax, ip;
-};
-
 static __always_inline bool mine(void)
 {
 	return (__u32)(bpf_get_current_pid_tgid() >> 32) == probe_tgid;
@@ -68,7 +58,7 @@ int probe_uprobe(void *ctx)
 }
 
 SEC("uretprobe")
-int probe_uretprobe(struct probe_regs *regs)
+int probe_uretprobe(struct rs_regs *regs)
 {
 	if (!mine())
 		return 0;
@@ -93,7 +83,7 @@ int probe_uprobe_multi(void *ctx)
  * bpf_session_is_return() kfunc, whose resolution would need the BTF.
  */
 SEC("uprobe")
-int probe_uprobe_session(struct probe_regs *regs)
+int probe_uprobe_session(struct rs_regs *regs)
 {
 	if (!mine())
 		return 0;
