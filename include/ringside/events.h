@@ -383,17 +383,17 @@ enum rs_gcm_total_counter {
  * in its latency slot (kind 0) and, when asked, its payload's log2 slot
  * (kind 1), in c[0] of a struct rs_total_val. Latency slots split each
  * power of two in 16 steps (RS_GCM_FINE_SLOT), so percentiles drawn from
- * them are within 1/16; values below 16 ns have a slot each. A row's kind 2
- * entry (slot 0) holds in c[1] the longest message on this CPU since the
- * reader last asked: ns in the low 48 bits, the reader's epoch
- * (gcm_hist_epoch) above them; taken as the largest over CPUs, never
- * summed, and an old epoch's value means no message since.
+ * them are within 1/16; values below 16 ns have a slot each, and an
+ * untimed message (counting only) is 0 ns. A latency slot's c[1] holds its
+ * longest message on this CPU since the reader last asked: ns in the low
+ * 48 bits, the reader's epoch (gcm_hist_epoch) above them; taken as the
+ * largest over CPUs, never summed, and an old epoch's value means no
+ * message since.
  */
 #define RS_GCM_HIST_MAX_ENTRIES 65536
 enum rs_gcm_hist_kind {
 	RS_GCM_HIST_LATENCY = 0,
 	RS_GCM_HIST_SIZE = 1,
-	RS_GCM_HIST_MAX = 2,
 };
 #define RS_GCM_LAT_MAX_NS_MASK ((1ULL << 48) - 1)
 struct rs_gcm_hist_key {

@@ -188,11 +188,11 @@ int ringside_gcm_totals(struct ringside_session *s,
 			int (*fn)(void *ctx, const struct ringside_gcm_total *t), void *ctx);
 
 /*
- * With kernel_hist: one histogram slot of a row, cumulative since attach.
- * kind RS_GCM_HIST_LATENCY: slot is RS_GCM_FINE_SLOT() of the messages' ns
- * (events.h); RS_GCM_HIST_SIZE: the log2 slot of their payload bytes;
- * RS_GCM_HIST_MAX: count is the longest message's ns since the previous
- * ringside_gcm_hist() call (0: none).
+ * With kernel_hist: one histogram slot of a row, its count cumulative since
+ * attach. kind RS_GCM_HIST_LATENCY: slot is RS_GCM_FINE_SLOT() of the
+ * messages' ns (events.h), and max_ns the longest of them since the
+ * previous ringside_gcm_hist() call (0: none); RS_GCM_HIST_SIZE: the log2
+ * slot of their payload bytes.
  */
 struct ringside_gcm_hist_slot {
 	uint32_t tgid;
@@ -203,6 +203,7 @@ struct ringside_gcm_hist_slot {
 	uint8_t kind;		/* enum rs_gcm_hist_kind */
 	uint16_t slot;
 	uint64_t count;
+	uint64_t max_ns;
 };
 /* Walk the kernel's histogram slots (none without kernel_hist); fn returns non-zero to stop. */
 int ringside_gcm_hist(struct ringside_session *s,
@@ -235,9 +236,9 @@ int ringside_gcm_agg_set_total(struct ringside_gcm_agg *agg, const struct ringsi
 /*
  * Set one histogram slot of h's row from the kernel's cumulative count
  * (kernel_hist), as ringside_gcm_agg_set_total() sets the counts: with
- * base, to h's count minus base's. Latency slots count toward events; a
- * maximum (RS_GCM_HIST_MAX) raises the row's. Use one or the other of this
- * and ringside_gcm_agg_add() for a row.
+ * base, to h's count minus base's. Latency slots count toward events, and
+ * their max_ns raises the row's. Use one or the other of this and
+ * ringside_gcm_agg_add() for a row.
  */
 int ringside_gcm_agg_set_hist(struct ringside_gcm_agg *agg, const struct ringside_gcm_hist_slot *h,
 			      const struct ringside_gcm_agg *base);

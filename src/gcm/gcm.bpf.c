@@ -356,43 +356,44 @@ static __always_inline void hist_add(struct rs_gcm_hist_key *key, __u16 kind, __
 }
 
 /*
- * A message into its row's histograms, and into the row's longest message
- * of the reader's epoch. row: lib_id | libdir << 32 | key_bits << 48.
- * A global function, so the verifier checks it once per program: inlined
- * at each place a program ends a message, it made four programs' loads
- * 4-8 ms each instead of 1.
+ * A message into its row's histograms: its latency slot counts it (in c[0])
+ * and keeps the slot's longest message of the reader's epoch (c[1]); an
+ * untimed message (counting only) is slot 0, as its record's 0 ns was. The
+ * row's first message of a slot notes the process's name, for a summary
+ * after it exits. row: lib_id | libdir << 32 | key_bits << 48. A global
+ * function, so the verifier checks it once per program: inlined at each
+ * place a program ends a message, it made four programs' loads 4-8 ms
+ * each instead of 1.
  */
-__noinline int gcm_hist_message(__u64 row, __u64 latency, __u64 payload, __u32 timed)
+__noinline int gcm_hist_message(__u64 row, __u64 latency, __u64 payload)
 {
 	struct rs_gcm_hist_key key = {
 		.tgid = bpf_get_current_pid_tgid() >> 32,
 		.lib_id = (__u32)row,
 		.libdir = (__u16)(row >> 32),
 		.key_bits = (__u16)(row >> 48),
-		.kind = RS_GCM_HIST_MAX,
+		.kind = RS_GCM_HIST_LATENCY,
 	};
 	__u64 epoch = gcm_hist_epoch << 48, max;
-	struct rs_total_val *v = bpf_map_lookup_elem(&gcm_hist, &key);
+	__u8 s = rs_log2_slot(latency);
+	struct rs_total_val *v;
 
+	key.slot = (__u16)RS_GCM_FINE_SLOT(latency, s);
+	v = bpf_map_lookup_elem(&gcm_hist, &key);
 	if (!v) {
-		/* The row's first message: its process's name, for a summary after it exits. */
 		char comm[RS_COMM_LEN];
 
 		bpf_get_current_comm(comm, sizeof(comm));
 		bpf_map_update_elem(&gcm_comms, &key.tgid, comm, BPF_ANY);
 		v = rs_map_row(&gcm_hist, &key);
 	}
-	if (!v) {
-		rs_count_drop_slot(RS_DROP_HIST);
-	} else if (timed) {
+	if (v) {
+		v->c[0]++;
 		max = v->c[1];
 		if ((max & ~RS_GCM_LAT_MAX_NS_MASK) != epoch || latency > (max & RS_GCM_LAT_MAX_NS_MASK))
 			v->c[1] = epoch | (latency & RS_GCM_LAT_MAX_NS_MASK);
-	}
-	if (timed) {
-		__u8 s = rs_log2_slot(latency);
-
-		hist_add(&key, RS_GCM_HIST_LATENCY, (__u16)RS_GCM_FINE_SLOT(latency, s));
+	} else {
+		rs_count_drop_slot(RS_DROP_HIST);
 	}
 	if (size_hist)
 		hist_add(&key, RS_GCM_HIST_SIZE, rs_log2_slot(payload));
@@ -465,7 +466,7 @@ static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 			__u64 libdir = c->lib | (__u16)c->m.dir << 8;
 
 			gcm_hist_message(c->lib_id | libdir << 32 | (__u64)c->m.key_bits << 48, latency,
-					 c->m.payload, msg_timed(c));
+					 c->m.payload);
 			if (result != RS_GCM_TAG_FAIL)
 				return;
 		}

@@ -701,8 +701,8 @@ static int gcm_hist_row(void *ctx, const void *key, const struct rs_total_val *v
 	};
 
 	/* The largest over CPUs: this epoch's when any message came since the last read. */
-	if (k->kind == RS_GCM_HIST_MAX)
-		h.count = v->c[1] >> 48 == w->epoch ? v->c[1] & RS_GCM_LAT_MAX_NS_MASK : 0;
+	if (k->kind == RS_GCM_HIST_LATENCY && v->c[1] >> 48 == w->epoch)
+		h.max_ns = v->c[1] & RS_GCM_LAT_MAX_NS_MASK;
 	return w->fn(w->ctx, &h);
 }
 

@@ -248,17 +248,6 @@ int ringside_gcm_agg_set_hist(struct ringside_gcm_agg *agg, const struct ringsid
 	struct agg_row *row;
 	bool found;
 
-	if (h->kind == RS_GCM_HIST_MAX) {
-		/* Not cumulative: the longest message since the last read, any row's. */
-		if (!h->count)
-			return 0;
-		row = row_of(agg, &key);
-		if (!row)
-			return -ENOMEM;
-		if (h->count > row->r.lat_max_ns)
-			row->r.lat_max_ns = h->count;
-		return 0;
-	}
 	if (latency ? h->slot >= FINE_SLOTS : h->slot >= RINGSIDE_HIST_SLOTS)
 		return 0;
 	if (base) {
@@ -270,7 +259,7 @@ int ringside_gcm_agg_set_hist(struct ringside_gcm_agg *agg, const struct ringsid
 	}
 	want = h->count - prev;
 	find_row(agg, &key, &found);
-	if (!want && !found)
+	if (!want && !h->max_ns && !found)
 		return 0;	/* nothing new, in a row nothing else added */
 	row = row_of(agg, &key);
 	if (!row)
@@ -279,6 +268,9 @@ int ringside_gcm_agg_set_hist(struct ringside_gcm_agg *agg, const struct ringsid
 		row->r.size_hist.slot[h->slot] = want;
 		return 0;
 	}
+	/* Not cumulative: the slot's longest message since the last read. */
+	if (h->max_ns > row->r.lat_max_ns)
+		row->r.lat_max_ns = h->max_ns;
 	cell = &row->fine[h->slot];
 	row->r.events += want - *cell;
 	if (fine_to_slot(h->slot) < RINGSIDE_HIST_SLOTS)

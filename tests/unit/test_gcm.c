@@ -141,9 +141,10 @@ static void aggregation_rows_and_percentiles(void)
 
 /* Cumulative kernel histogram slots, as ringside_gcm_hist() hands them over. */
 static void set_latencies(struct ringside_gcm_agg *agg, const uint64_t *count, uint64_t lat_step,
-			  const struct ringside_gcm_agg *base)
+			  uint64_t max_ns, const struct ringside_gcm_agg *base)
 {
 	uint64_t by_slot[(RINGSIDE_HIST_SLOTS + 1) * RS_GCM_FINE_SUB] = { 0 };
+	unsigned int max_slot = RS_GCM_FINE_SLOT(max_ns, ringside_hist_slot(max_ns));
 
 	for (int i = 1; i <= 100; i++) {
 		uint64_t v = (uint64_t)i * lat_step;
@@ -155,7 +156,8 @@ static void set_latencies(struct ringside_gcm_agg *agg, const uint64_t *count, u
 		struct ringside_gcm_hist_slot h = { .tgid = 7, .lib = RS_GCM_LIB_OPENSSL,
 						    .dir = RS_GCM_SEAL, .key_bits = 128,
 						    .kind = RS_GCM_HIST_LATENCY, .slot = (uint16_t)slot,
-						    .count = by_slot[slot] };
+						    .count = by_slot[slot],
+						    .max_ns = slot == max_slot ? max_ns : 0 };
 
 		if (h.count)
 			CHECK_EQ_INT(ringside_gcm_agg_set_hist(agg, &h, base), 0);
@@ -172,9 +174,7 @@ static void kernel_histograms_match_records(void)
 	struct ringside_gcm_agg *run = ringside_gcm_agg_new(), *interval = ringside_gcm_agg_new();
 	struct ringside_gcm_total t = { .tgid = 7, .lib = RS_GCM_LIB_OPENSSL, .dir = RS_GCM_SEAL,
 					.key_bits = 128, .ops = 100 };
-	struct ringside_gcm_hist_slot max = { .tgid = 7, .lib = RS_GCM_LIB_OPENSSL,
-					      .dir = RS_GCM_SEAL, .key_bits = 128,
-					      .kind = RS_GCM_HIST_MAX, .count = 100000 };
+
 	struct rows rows = { .n = 0 };
 	uint64_t once[101], twice[101];
 
@@ -188,8 +188,7 @@ static void kernel_histograms_match_records(void)
 	}
 	/* First interval: 100 seals of 1..100 us, as in the records test. */
 	CHECK_EQ_INT(ringside_gcm_agg_set_total(run, &t, NULL), 0);
-	set_latencies(run, once, 1000, NULL);
-	CHECK_EQ_INT(ringside_gcm_agg_set_hist(run, &max, NULL), 0);
+	set_latencies(run, once, 1000, 100000, NULL);
 	ringside_gcm_agg_foreach(run, collect, &rows);
 	CHECK_EQ_INT(rows.n, 1);
 	CHECK_EQ_INT(rows.r[0].events, 100);
@@ -200,13 +199,11 @@ static void kernel_histograms_match_records(void)
 	CHECK(!strcmp(rows.r[0].comm, "w"));
 	/* Second interval: 100 more; its share alone, its own maximum. */
 	t.ops = 200;
-	max.count = 99000;	/* the longest since the last read, not cumulative */
+	/* The longest since the last read, not cumulative. */
 	CHECK_EQ_INT(ringside_gcm_agg_set_total(interval, &t, run), 0);
-	set_latencies(interval, twice, 1000, run);
-	CHECK_EQ_INT(ringside_gcm_agg_set_hist(interval, &max, run), 0);
+	set_latencies(interval, twice, 1000, 99000, run);
 	CHECK_EQ_INT(ringside_gcm_agg_set_total(run, &t, NULL), 0);
-	set_latencies(run, twice, 1000, NULL);
-	CHECK_EQ_INT(ringside_gcm_agg_set_hist(run, &max, NULL), 0);
+	set_latencies(run, twice, 1000, 99000, NULL);
 	rows.n = 0;
 	ringside_gcm_agg_foreach(interval, collect, &rows);
 	CHECK_EQ_INT(rows.n, 1);
