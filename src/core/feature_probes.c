@@ -207,6 +207,13 @@ __attribute__((noinline)) static int rs_probe_target(int x)
 	return x + 1;
 }
 
+/* The uprobe programs count only this process's hits, and tell a session's entry by this address. */
+static void aim_at_target(struct probe_bpf *skel)
+{
+	skel->rodata->probe_tgid = getpid();
+	skel->rodata->probe_target_ip = (uintptr_t)rs_probe_target;
+}
+
 static int rb_count(void *ctx, void *data, size_t size)
 {
 	(void)data;
@@ -238,8 +245,7 @@ static struct probe_bpf *load_as(struct ringside_feature_result *r, const char *
 		if (mine)
 			bpf_program__set_expected_attach_type(p, attach_type);
 	}
-	skel->rodata->probe_tgid = getpid();
-	skel->rodata->probe_target_ip = (uintptr_t)rs_probe_target;
+	aim_at_target(skel);
 	err = probe_bpf__load(skel);
 	if (err) {
 		rs_feature_set(r, false, "%s program load failed: %s%s", what, strerror(-err),
@@ -329,8 +335,7 @@ static struct probe_bpf *load_uprobe_kinds(void)
 					      RS_BPF_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.probe_uprobe_session,
 					      RS_BPF_TRACE_UPROBE_SESSION);
-	skel->rodata->probe_tgid = getpid();
-	skel->rodata->probe_target_ip = (uintptr_t)rs_probe_target;
+	aim_at_target(skel);
 	if (probe_bpf__load(skel)) {
 		probe_bpf__destroy(skel);
 		return NULL;
@@ -380,7 +385,7 @@ void rs_probe_uprobes(struct ringside_features *out)
 		bpf_object__for_each_program(p, skel->obj)
 			bpf_program__set_autoload(p, p == skel->progs.probe_uprobe ||
 						      p == skel->progs.probe_uretprobe);
-		skel->rodata->probe_tgid = getpid();
+		aim_at_target(skel);
 	}
 	err = all_kinds ? 0 : probe_bpf__load(skel);
 	if (err) {

@@ -322,7 +322,7 @@ static __always_inline void count_agg(const struct gcm_call *c, __u8 result, __u
  */
 const volatile bool kernel_hist = false;
 const volatile bool size_hist = false;
-/* The reader's epoch: it bumps it each time it takes the maxima (RS_GCM_HIST_MAX rows). */
+/* The reader's epoch: it bumps it each time it takes the latency slots' maxima (their c[1]). */
 __u64 gcm_hist_epoch;
 
 struct {

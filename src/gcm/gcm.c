@@ -34,7 +34,7 @@ struct rs_gcm {
 	bool aggregate;		/* agent mode: counted in gcm_agg, no records but tag failures */
 	unsigned int label_sets;	/* aggregate: label sets gcm_agg is sized for; 0: default */
 	bool session;		/* uprobe sessions where a spec has a session program */
-	bool kernel_hist;	/* summaries' histograms kept in gcm_hist, no record per message */
+	bool kernel_hist;	/* summaries' histograms kept in gcm_hist, no record per message (never with aggregate) */
 	bool size_hist;		/* kernel_hist: the payload size histogram too */
 };
 
@@ -127,7 +127,7 @@ static int gcm_load(struct rs_collector *c)
 	g->skel->rodata->watch_exec = g->watch_exec;
 	g->skel->rodata->agent_mode = g->aggregate;
 	g->skel->rodata->count_only = g->set.count_only;
-	g->skel->rodata->kernel_hist = g->kernel_hist && !g->aggregate;
+	g->skel->rodata->kernel_hist = g->kernel_hist;
 	g->skel->bss->gcm_hist_epoch = 1;	/* 0: a maximum never set (ringside_gcm_hist) */
 	g->skel->rodata->size_hist = g->size_hist;
 	/*
@@ -559,8 +559,9 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, label_sets) + sizeof(opts->label_sets))
 		g->label_sets = opts->label_sets;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, size_hist) + sizeof(bool)) {
-		g->kernel_hist = opts->kernel_hist;
-		g->size_hist = opts->kernel_hist && opts->size_hist;
+		/* Agent mode counts in gcm_agg instead: the histograms are for summaries. */
+		g->kernel_hist = opts->kernel_hist && !g->aggregate;
+		g->size_hist = g->kernel_hist && opts->size_hist;
 	}
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, stack_window) + sizeof(unsigned int))
 		g->stack_window = opts->stack_window > RS_STACK_WINDOW_MAX ? RS_STACK_WINDOW_MAX :
@@ -674,7 +675,7 @@ int ringside_gcm_totals(struct ringside_session *s,
 
 	if (!c || !c->obj)
 		return -ENOTCONN;
-	if (g->kernel_hist && !g->aggregate)
+	if (g->kernel_hist)
 		w.comms = bpf_map__fd(g->skel->maps.gcm_comms);
 	return rs_collector_totals(c, gcm_total_row, &w);
 }
@@ -723,7 +724,7 @@ int ringside_gcm_hist(struct ringside_session *s,
 
 	if (!c || !c->obj)
 		return -ENOTCONN;
-	if (!g->kernel_hist || g->aggregate)
+	if (!g->kernel_hist)
 		return 0;
 	/*
 	 * Messages keep their maximum under the current epoch: read this

@@ -52,8 +52,8 @@ struct cached_vma {
  * Where a process's cached VMAs and their names live: chunks that never
  * move, so a pointer handed out stays valid while later VMAs are added,
  * freed together when the process's VMAs are dropped. A batch that caches
- * every VMA of a process made thousands of allocations and frees one by
- * one (a third of a 10,000-mapping batch's time beyond reading the text).
+ * every VMA of a process made two allocations per VMA and as many frees
+ * (40,000 calls for 10,000 mappings); now one per chunk.
  */
 struct vma_chunk {
 	struct vma_chunk *next;
