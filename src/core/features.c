@@ -19,6 +19,7 @@
 #include "kernel_btf.h"
 #include "ringside/ringside.h"
 #include "feature_probes.h"
+#include "feature_prefetch.h"
 
 static const char *const feature_names[RINGSIDE_FEAT_COUNT] = {
 	[RINGSIDE_FEAT_BTF] = "btf",
@@ -46,14 +47,23 @@ static const char *const feature_names[RINGSIDE_FEAT_COUNT] = {
 /*
  * Probe groups: each fills the features it can tell in one go (a uprobe
  * test answers both uprobe lines). Features are probed on first use and
- * kept for the life of the process, under one lock: what `ringside
- * features` prints and what a collector picks come from the same result.
+ * kept for the life of the process: what `ringside features` prints and
+ * what a collector picks come from the same result. A group runs without
+ * the lock, so that one started early on a thread (rs_features_prefetch)
+ * does not hold up the others; who needs its result waits for it.
  */
+enum probe_state { NOT_PROBED, PROBING, PROBED };
+
+#define MAX_PREFETCH 4
+
 static struct {
 	pthread_once_t once;
 	pthread_mutex_t lock;
-	bool done[RINGSIDE_FEAT_COUNT];
+	pthread_cond_t probed;
+	enum probe_state state[RINGSIDE_FEAT_COUNT];
 	struct ringside_features f;
+	pthread_t prefetch[MAX_PREFETCH];
+	unsigned int nr_prefetch;
 } cache = { .once = PTHREAD_ONCE_INIT };
 
 static const struct ringside_feature_result *need(enum ringside_feature f);
@@ -197,13 +207,8 @@ static void (*const group_of[RINGSIDE_FEAT_COUNT])(struct ringside_features *) =
 
 static void cache_init(void)
 {
-	pthread_mutexattr_t attr;
-
-	/* Recursive: a group asks for the features it depends on (BTF). */
-	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-	pthread_mutex_init(&cache.lock, &attr);
-	pthread_mutexattr_destroy(&attr);
+	pthread_mutex_init(&cache.lock, NULL);
+	pthread_cond_init(&cache.probed, NULL);
 	for (int i = 0; i < RINGSIDE_FEAT_COUNT; i++) {
 		cache.f.f[i].name = feature_names[i];
 		snprintf(cache.f.f[i].why, sizeof(cache.f.f[i].why), "not probed");
@@ -231,51 +236,107 @@ static bool switched_off(const char *name)
 	return false;
 }
 
-/* With the lock held: probe f's group unless done; every feature it filled is done. */
-static const struct ringside_feature_result *need(enum ringside_feature f)
+/* With the lock held: probe f's group here, unlocked while it runs. */
+static void probe_group_locked(enum ringside_feature f)
 {
-	if (!cache.done[f]) {
-		void (*group)(struct ringside_features *) = group_of[f];
+	void (*group)(struct ringside_features *) = group_of[f];
 
-		group(&cache.f);
-		for (int i = 0; i < RINGSIDE_FEAT_COUNT; i++) {
-			if (group_of[i] != group)
-				continue;
-			cache.done[i] = true;
-			if (cache.f.f[i].present && switched_off(feature_names[i])) {
-				cache.f.f[i].present = false;
-				snprintf(cache.f.f[i].why, sizeof(cache.f.f[i].why),
-					 "switched off by RINGSIDE_FEATURES_OFF");
-			}
+	for (int i = 0; i < RINGSIDE_FEAT_COUNT; i++)
+		if (group_of[i] == group)
+			cache.state[i] = PROBING;
+	pthread_mutex_unlock(&cache.lock);
+	group(&cache.f);
+	pthread_mutex_lock(&cache.lock);
+	for (int i = 0; i < RINGSIDE_FEAT_COUNT; i++) {
+		if (group_of[i] != group)
+			continue;
+		cache.state[i] = PROBED;
+		if (cache.f.f[i].present && switched_off(feature_names[i])) {
+			cache.f.f[i].present = false;
+			snprintf(cache.f.f[i].why, sizeof(cache.f.f[i].why),
+				 "switched off by RINGSIDE_FEATURES_OFF");
 		}
 	}
+	pthread_cond_broadcast(&cache.probed);
+}
+
+/*
+ * f's result, probing its group unless done; a group another thread is
+ * probing is waited for. The group runs unlocked (it may need another
+ * group, BTF), and writes only its own features, which nobody reads until
+ * they are marked probed.
+ */
+static const struct ringside_feature_result *need(enum ringside_feature f)
+{
+	pthread_once(&cache.once, cache_init);
+	pthread_mutex_lock(&cache.lock);
+	while (cache.state[f] == PROBING)
+		pthread_cond_wait(&cache.probed, &cache.lock);
+	if (cache.state[f] == NOT_PROBED)
+		probe_group_locked(f);
+	pthread_mutex_unlock(&cache.lock);
 	return &cache.f.f[f];
+}
+
+void rs_features_probe_unless_under_way(enum ringside_feature f)
+{
+	pthread_once(&cache.once, cache_init);
+	pthread_mutex_lock(&cache.lock);
+	if (cache.state[f] == NOT_PROBED)
+		probe_group_locked(f);
+	pthread_mutex_unlock(&cache.lock);
 }
 
 const struct ringside_feature_result *ringside_feature(enum ringside_feature f)
 {
-	const struct ringside_feature_result *r;
-
 	if ((int)f < 0 || f >= RINGSIDE_FEAT_COUNT)
 		return NULL;
+	return need(f);
+}
+
+static void *prefetch_one(void *arg)
+{
+	need((enum ringside_feature)(long)arg);
+	return NULL;
+}
+
+/* A thread that cannot start is no loss: the group is probed when first needed. */
+void rs_features_prefetch(enum ringside_feature f)
+{
 	pthread_once(&cache.once, cache_init);
 	pthread_mutex_lock(&cache.lock);
-	r = need(f);
+	if (cache.state[f] == NOT_PROBED && cache.nr_prefetch < MAX_PREFETCH &&
+	    !pthread_create(&cache.prefetch[cache.nr_prefetch], NULL, prefetch_one, (void *)(long)f))
+		cache.nr_prefetch++;
 	pthread_mutex_unlock(&cache.lock);
-	return r;
+}
+
+void rs_features_prefetched(void)
+{
+	pthread_t threads[MAX_PREFETCH];
+	unsigned int n;
+
+	pthread_once(&cache.once, cache_init);
+	pthread_mutex_lock(&cache.lock);
+	n = cache.nr_prefetch;
+	memcpy(threads, cache.prefetch, n * sizeof(threads[0]));
+	cache.nr_prefetch = 0;
+	pthread_mutex_unlock(&cache.lock);
+	for (unsigned int i = 0; i < n; i++)
+		pthread_join(threads[i], NULL);
 }
 
 int ringside_features_probe(struct ringside_features *out)
 {
-	pthread_once(&cache.once, cache_init);
 	/* Every group asks the kernel's BTF: one parse for all. */
 	rs_kernel_btf_get();
-	pthread_mutex_lock(&cache.lock);
 	for (int i = 0; i < RINGSIDE_FEAT_COUNT; i++)
 		need(i);
+	pthread_mutex_lock(&cache.lock);
 	*out = cache.f;
 	pthread_mutex_unlock(&cache.lock);
 	rs_kernel_btf_put();
+	rs_features_prefetched();
 	/* A caller without a session has no attach to wait in: nothing outlives this call. */
 	rs_probe_links_released();
 	return 0;

@@ -15,6 +15,7 @@
 #include "session_int.h"
 #include "cgroup.h"
 #include "feature_probes.h"
+#include "feature_prefetch.h"
 #include "kernel_btf.h"
 #include "proc_stat.h"
 #include "totals.h"
@@ -470,6 +471,7 @@ static int attach_failed(struct ringside_session *s, const struct rs_collector *
 	if (!s->errmsg[0])
 		rs_fail(s, err, "%s: %s", c->ops->name, ringside_strerror(err));
 	ringside_session_detach(s);
+	rs_features_prefetched();
 	rs_probe_links_released();
 	return err;
 }
@@ -483,6 +485,15 @@ int ringside_session_attach(struct ringside_session *s)
 	if (!s->collectors)
 		return rs_fail(s, -EINVAL, "no collector enabled");
 	s->errmsg[0] = '\0';
+	/*
+	 * The features the collectors' best variants need, those no thread is
+	 * probing first, so that a prefetch under way (feature_prefetch.h) is
+	 * waited for only once there is nothing else to do.
+	 */
+	for (struct rs_collector *c = s->collectors; c; c = c->next)
+		for (unsigned int i = 0; i < c->ops->nr_parts && i < RS_MAX_PARTS; i++)
+			if (c->ops->parts[i].variants[0].needs != RINGSIDE_FEAT_COUNT)
+				rs_features_probe_unless_under_way(c->ops->parts[i].variants[0].needs);
 	/* Every collector's variants first, from one parse of the kernel's BTF; then the loads. */
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
 		err = choose_variants(c);
@@ -586,6 +597,7 @@ void ringside_session_close(struct ringside_session *s)
 	if (!s)
 		return;
 	ringside_session_detach(s);
+	rs_features_prefetched();
 	rs_probe_links_released();
 	for (c = s->collectors; c; c = next) {
 		next = c->next;

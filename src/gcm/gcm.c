@@ -17,6 +17,7 @@
 #include "session_int.h"
 #include "gcm_libs.h"
 #include "uprobe_multi.h"
+#include "feature_prefetch.h"
 #include "totals.h"
 #include "metrics_int.h"
 #include "ringside/gcm.h"
@@ -548,6 +549,8 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 
 	if (!g)
 		return -ENOMEM;
+	/* The uprobe test's grace period runs while the libraries are read (feature_prefetch.h). */
+	rs_features_prefetch(RINGSIDE_FEAT_UPROBE);
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, stacks) + sizeof(bool))
 		g->stacks = opts->stacks;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, perf_uprobes) + sizeof(bool))

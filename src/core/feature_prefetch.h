@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Probing a feature group ahead of need (features.c; not features.h: glibc has one). The uprobe test waits
+ * out an RCU grace period at its first registration (the kernel's
+ * dup_mmap_sem writer lock: 15-20 ms here); started on a thread when a
+ * collector that needs it is enabled, that wait overlaps the symbol reads,
+ * the BTF parse and the other checks instead of adding to them.
+ */
+#ifndef RINGSIDE_FEATURE_PREFETCH_H
+#define RINGSIDE_FEATURE_PREFETCH_H
+
+#include "ringside/ringside.h"
+
+/* Start probing f's group on a thread unless probed or under way. */
+void rs_features_prefetch(enum ringside_feature f);
+/*
+ * Probe f's group on this thread unless probed or under way on another:
+ * never waits, so that what can be probed meanwhile is.
+ */
+void rs_features_probe_unless_under_way(enum ringside_feature f);
+/* Wait for the threads rs_features_prefetch() started. */
+void rs_features_prefetched(void);
+
+#endif
