@@ -18,6 +18,14 @@ void rs_features_prefetch(enum ringside_feature f);
  * never waits, so that what can be probed meanwhile is.
  */
 void rs_features_probe_unless_under_way(enum ringside_feature f);
+/* f's name as `ringside features` prints it. */
+const char *rs_feature_name(enum ringside_feature f);
+/*
+ * f as the kernel claims it, without waiting for a test under way where a
+ * claim can be had without one (the uprobe_multi link types); else f's
+ * result. why gets what decided; claim_only whether it was a claim.
+ */
+bool rs_feature_claimed(enum ringside_feature f, char *why, size_t len, bool *claim_only);
 /* Wait for the threads rs_features_prefetch() started. */
 void rs_features_prefetched(void);
 

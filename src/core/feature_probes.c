@@ -200,6 +200,35 @@ void rs_probe_attach_btf(struct ringside_feature_result *r, const struct btf *vm
 	close_later(link);
 }
 
+/*
+ * Does the kernel know this uprobe_multi link type (uprobe_multi or
+ * session)? Told without registering a uprobe, whose first registration
+ * waits out a grace period: a link on a directory fails with EBADF in the
+ * link's own checks on a kernel that has the type, and with EINVAL before
+ * them (or at the program's load) on one that has not.
+ */
+bool rs_probe_uprobe_link_type(unsigned int attach_type)
+{
+	const struct bpf_insn ret0[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = attach_type);
+	uint64_t offset = 0;
+	int prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "probe_link_type", "GPL", ret0, 2, &opts);
+	int fd;
+
+	if (prog < 0)
+		return false;
+	fd = attach_type == RS_BPF_TRACE_UPROBE_SESSION ?
+	     rs_uprobe_session_link(prog, "/", &offset, NULL, 1, 0) :
+	     rs_uprobe_multi_link(prog, "/", &offset, NULL, 1, 0, false);
+	close(prog);
+	if (fd >= 0)
+		close(fd);
+	return fd == -EBADF;
+}
+
 /* A function of our own for the uprobe test; noinline and visible in the text. */
 __attribute__((noinline)) static int rs_probe_target(int x)
 {

@@ -18,6 +18,8 @@ void rs_probe_attach_btf(struct ringside_feature_result *r, const struct btf *vm
 			 enum bpf_attach_type type, const char *target, const char *what);
 /* An entry+return uprobe pair, a uprobe_multi link and a uprobe session on ringside's own code. */
 void rs_probe_uprobes(struct ringside_features *out);
+/* Does the kernel know this uprobe_multi link type? No uprobe is registered. */
+bool rs_probe_uprobe_link_type(unsigned int attach_type);
 void rs_probe_uretprobe_syscall(struct ringside_feature_result *sys,
 				struct ringside_feature_result *sec);
 void rs_probe_procmap(struct ringside_feature_result *q, struct ringside_feature_result *bid);

@@ -20,6 +20,7 @@
 #include "ringside/ringside.h"
 #include "feature_probes.h"
 #include "feature_prefetch.h"
+#include "uprobe_multi.h"
 
 static const char *const feature_names[RINGSIDE_FEAT_COUNT] = {
 	[RINGSIDE_FEAT_BTF] = "btf",
@@ -298,6 +299,45 @@ static void *prefetch_one(void *arg)
 {
 	need((enum ringside_feature)(long)arg);
 	return NULL;
+}
+
+const char *rs_feature_name(enum ringside_feature f)
+{
+	return (int)f >= 0 && f < RINGSIDE_FEAT_COUNT ? feature_names[f] : "none";
+}
+
+/*
+ * What the kernel claims for f, without waiting for a test under way on
+ * another thread where a claim can be read without it: the uprobe_multi
+ * link types (the test's uprobe registration waits out a grace period).
+ * Kept per process; the test's own result settles it later.
+ */
+bool rs_feature_claimed(enum ringside_feature f, char *why, size_t len, bool *claim_only)
+{
+	static int known[2] = { -1, -1 };	/* uprobe_multi, session: -1 not asked yet */
+	bool session = f == RINGSIDE_FEAT_UPROBE_SESSION, under_way;
+	const struct ringside_feature_result *r;
+	int claim;
+
+	pthread_once(&cache.once, cache_init);
+	pthread_mutex_lock(&cache.lock);
+	under_way = cache.state[f] == PROBING;
+	pthread_mutex_unlock(&cache.lock);
+	*claim_only = under_way && (f == RINGSIDE_FEAT_UPROBE_MULTI || session);
+	if (!*claim_only) {
+		r = need(f);
+		snprintf(why, len, "%s", r->why);
+		return r->present;
+	}
+	pthread_mutex_lock(&cache.lock);
+	if (known[session] < 0)
+		known[session] = rs_probe_uprobe_link_type(session ? RS_BPF_TRACE_UPROBE_SESSION :
+							       RS_BPF_TRACE_UPROBE_MULTI);
+	claim = known[session];
+	pthread_mutex_unlock(&cache.lock);
+	snprintf(why, len, "the kernel %s %s links (their test still running)",
+		 claim ? "knows" : "does not know", feature_names[f]);
+	return claim;
 }
 
 /* A thread that cannot start is no loss: the group is probed when first needed. */

@@ -19,7 +19,7 @@ static void print_variants(FILE *out, bool json)
 			struct ringside_json j;
 			char others[256];
 
-			rs_part_choose(part, &ch);
+			rs_part_choose(part, &ch, true);
 			v = ch.variant >= 0 ? &part->variants[ch.variant] : NULL;
 			if (!json) {
 				fprintf(out, "%-10s %-19s %-19s %s %s: %s\n", (*c)->name, part->name,

@@ -444,15 +444,14 @@ static int add_ring(struct ringside_session *s, struct rs_collector *c)
 	return err ? rs_fail(s, err, "cannot add %s ring buffer", c->ops->name) : 0;
 }
 
-/* Pick each part's variant from the kernel's features, noted for -v. */
-static int choose_variants(struct rs_collector *c)
+/* The settled choices, noted for -v; an error when a part has none. */
+static int note_choices(struct rs_collector *c)
 {
 	for (unsigned int i = 0; i < c->ops->nr_parts && i < RS_MAX_PARTS; i++) {
 		const struct rs_part *part = &c->ops->parts[i];
-		struct rs_choice *ch = &c->choice[i];
+		const struct rs_choice *ch = &c->choice[i];
 		const struct rs_variant *v;
 
-		rs_part_choose(part, ch);
 		if (ch->variant < 0)
 			return rs_fail(c->s, -RINGSIDE_ERR_KERNEL, "%s: this kernel offers no way to do "
 				       "its %s: %s (%s)", c->ops->name, part->name, ch->decided_by, ch->why);
@@ -464,6 +463,57 @@ static int choose_variants(struct rs_collector *c)
 				part->name, v->name, ch->decided_by, ch->why, v->gives);
 	}
 	return 0;
+}
+
+/*
+ * Pick each part's variant from the kernel's features: settled from their
+ * tests, and noted; or, for a load that need not wait for a test under way,
+ * from what the kernel claims (settle_variants() checks it).
+ */
+static int choose_variants(struct rs_collector *c, bool settled)
+{
+	bool claimed = false;
+
+	for (unsigned int i = 0; i < c->ops->nr_parts && i < RS_MAX_PARTS; i++) {
+		rs_part_choose(&c->ops->parts[i], &c->choice[i], settled);
+		if (c->choice[i].variant < 0 && !settled)
+			return choose_variants(c, true);
+		claimed |= c->choice[i].claimed;
+	}
+	c->choices_settled = !claimed;
+	return claimed ? 0 : note_choices(c);
+}
+
+/*
+ * After the load: the choices that rested on a claim, as the tests settle
+ * them. A collector loaded on a claim its test refuted (or that
+ * RINGSIDE_FEATURES_OFF switched off) is loaded again with the settled
+ * choice, before anything attaches.
+ */
+static int settle_variants(struct rs_collector *c)
+{
+	bool changed = false;
+	int err;
+
+	if (c->choices_settled)
+		return 0;
+	for (unsigned int i = 0; i < c->ops->nr_parts && i < RS_MAX_PARTS; i++) {
+		int loaded = c->choice[i].variant;
+
+		if (!c->choice[i].claimed)
+			continue;
+		rs_part_choose(&c->ops->parts[i], &c->choice[i], true);
+		changed |= loaded != c->choice[i].variant;
+	}
+	c->choices_settled = true;
+	err = note_choices(c);
+	if (err || !changed)
+		return err;
+	rs_note(c->s, "%s: loaded again: a feature's test refuted what the kernel claimed", c->ops->name);
+	if (c->ops->destroy)
+		c->ops->destroy(c);
+	c->obj = NULL;
+	return c->ops->load(c);
 }
 
 static int attach_failed(struct ringside_session *s, const struct rs_collector *c, int err)
@@ -496,7 +546,7 @@ int ringside_session_attach(struct ringside_session *s)
 				rs_features_probe_unless_under_way(c->ops->parts[i].variants[0].needs);
 	/* Every collector's variants first, from one parse of the kernel's BTF; then the loads. */
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
-		err = choose_variants(c);
+		err = choose_variants(c, false);
 		if (err) {
 			stop_keeping_btf(s);
 			return attach_failed(s, c, err);
@@ -513,6 +563,13 @@ int ringside_session_attach(struct ringside_session *s)
 		stop_keeping_btf(s);
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
 		err = c->ops->load(c);
+		if (err) {
+			stop_keeping_btf(s);
+			return attach_failed(s, c, err);
+		}
+	}
+	for (struct rs_collector *c = s->collectors; c; c = c->next) {
+		err = settle_variants(c);
 		if (err) {
 			stop_keeping_btf(s);
 			return attach_failed(s, c, err);

@@ -43,6 +43,7 @@ struct rs_collector {
 	void *priv;			/* collector's own state (skeleton, options) */
 	struct bpf_object *obj;		/* set by load() */
 	struct rs_choice choice[RS_MAX_PARTS];	/* per ops->parts, made before load() */
+	bool choices_settled;			/* from the features' tests, not a claim */
 	struct bpf_link **links;
 	unsigned int nr_links, cap_links;
 	int *link_fds;			/* links made by raw BPF_LINK_CREATE */

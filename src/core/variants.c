@@ -6,6 +6,7 @@
 
 #include "kernel_btf.h"
 #include "variants.h"
+#include "feature_prefetch.h"
 
 /* The parameters of a function's prototype in btf; 0 for other kinds. */
 static int params_of(const struct btf *btf, int id)
@@ -47,18 +48,25 @@ static int btf_has(const char *name, const char *module)
 	return found;
 }
 
-/* Can v run here? why says what decided, in one phrase. */
-static bool possible(const struct rs_variant *v, const char **feature, char *why, size_t len)
+/* Can v run here (as far as claimed, unless settled)? why says what decided, in one phrase. */
+static bool possible(const struct rs_variant *v, bool settled, const char **feature, char *why,
+		     size_t len, bool *claim_only)
 {
-	const struct ringside_feature_result *r = NULL;
-
 	*feature = "none";
 	snprintf(why, len, "needs no kernel feature beyond the collector's own");
 	if (v->needs != RINGSIDE_FEAT_COUNT) {
-		r = ringside_feature(v->needs);
-		*feature = r->name;
-		snprintf(why, len, "%s", r->why);
-		if (!r->present)
+		const struct ringside_feature_result *r = NULL;
+		bool present;
+
+		if (settled) {
+			r = ringside_feature(v->needs);
+			snprintf(why, len, "%s", r->why);
+			present = r->present;
+		} else {
+			present = rs_feature_claimed(v->needs, why, len, claim_only);
+		}
+		*feature = rs_feature_name(v->needs);
+		if (!present)
 			return false;
 	}
 	if (v->btf_name) {
@@ -78,14 +86,17 @@ static bool possible(const struct rs_variant *v, const char **feature, char *why
 	return true;
 }
 
-void rs_part_choose(const struct rs_part *part, struct rs_choice *out)
+void rs_part_choose(const struct rs_part *part, struct rs_choice *out, bool settled)
 {
 	memset(out, 0, sizeof(*out));
 	out->variant = -1;
 	for (unsigned int i = 0; i < part->nr_variants; i++) {
 		const char *feature;
 		char why[sizeof(out->why)];
-		bool ok = possible(&part->variants[i], &feature, why, sizeof(why));
+		bool claim_only = false;
+		bool ok = possible(&part->variants[i], settled, &feature, why, sizeof(why), &claim_only);
+
+		out->claimed |= claim_only;
 
 		/* The best variant's feature is what decided, either way. */
 		if (i == 0) {

@@ -44,10 +44,15 @@ struct rs_choice {
 	const char *decided_by;
 	bool present;
 	char why[448];
+	bool claimed;			/* rests on a kernel's claim, its test still running */
 };
 
-/* Pick part's variant on this kernel. */
-void rs_part_choose(const struct rs_part *part, struct rs_choice *out);
+/*
+ * Pick part's variant on this kernel: settled, from the features' tests;
+ * else from what the kernel claims where a test is still under way
+ * (rs_feature_claimed()), for a load that does not wait for it.
+ */
+void rs_part_choose(const struct rs_part *part, struct rs_choice *out, bool settled);
 
 /*
  * Set autoload for every program of obj that belongs to a variant of these

@@ -79,6 +79,20 @@ pid=$(awk '/^ready/{print $2}' "$tmp/countonly.expect")
 COUNT_ONLY=1 python3 tests/integration/gcm_check.py "$tmp/countonly.expect" "$tmp/countonly.json" "$pid" |
 	sed 's/^\(PASS\|FAIL\) gcm_/\1 gcm_count_only_/'
 
+# 2d. The load does not wait for the uprobe test, which runs on a thread: it
+# takes the kernel's claim of session links, and the settled choice reloads
+# what a refuted claim loaded (here the switch refutes it, when the test is
+# still running at the choice, as it is in practice). Either way the calls
+# end by entry+return and the counts are exact.
+RINGSIDE_FEATURES_OFF=uprobe_session run_traced reload --only openssl,gcrypt -- -p @PID@ -v
+pid=$(awk '/^ready/{print $2}' "$tmp/reload.expect")
+reloaded=no
+grep -q 'gcm: loaded again' "$tmp/reload.err" && reloaded=yes
+grep -q 'call ends by entry+return, since uprobe_session is missing (switched off' "$tmp/reload.err" &&
+	pass "gcm_switched_off_session_settles (loaded again: $reloaded)" ||
+	fail gcm_switched_off_session_settles "$(grep 'call ends' "$tmp/reload.err")"
+python3 tests/integration/gcm_check.py "$tmp/reload.expect" "$tmp/reload.json" "$pid" | sed 's/^\(PASS\|FAIL\) gcm_/\1 gcm_settled_/'
+
 # 3. System-wide (the system's libraries, every process), narrowed by --comm.
 run_traced sys -- --comm gcm_workload
 pid=$(awk '/^ready/{print $2}' "$tmp/sys.expect")
