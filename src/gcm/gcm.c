@@ -549,13 +549,8 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 
 	if (!g)
 		return -ENOMEM;
-	/*
-	 * While the libraries are read: the uprobe test's grace period
-	 * (feature_prefetch.h), and on another thread the kernel's BTF parse
-	 * that the tp_btf test makes and the session keeps for the load.
-	 */
+	/* The uprobe test's grace period runs while the libraries are read (feature_prefetch.h). */
 	rs_features_prefetch(RINGSIDE_FEAT_UPROBE);
-	rs_features_prefetch(RINGSIDE_FEAT_TP_BTF);
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, stacks) + sizeof(bool))
 		g->stacks = opts->stacks;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, perf_uprobes) + sizeof(bool))
