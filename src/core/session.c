@@ -444,6 +444,11 @@ static int add_ring(struct ringside_session *s, struct rs_collector *c)
 	return err ? rs_fail(s, err, "cannot add %s ring buffer", c->ops->name) : 0;
 }
 
+static bool part_used(const struct rs_collector *c, unsigned int part)
+{
+	return !c->ops->part_unused || !c->ops->part_unused(c, part);
+}
+
 /* The settled choices, noted for -v; an error when a part has none. */
 static int note_choices(struct rs_collector *c)
 {
@@ -452,6 +457,10 @@ static int note_choices(struct rs_collector *c)
 		const struct rs_choice *ch = &c->choice[i];
 		const struct rs_variant *v;
 
+		if (ch->unused) {
+			rs_note(c->s, "%s: %s: not needed here", c->ops->name, part->name);
+			continue;
+		}
 		if (ch->variant < 0)
 			return rs_fail(c->s, -RINGSIDE_ERR_KERNEL, "%s: this kernel offers no way to do "
 				       "its %s: %s (%s)", c->ops->name, part->name, ch->decided_by, ch->why);
@@ -475,6 +484,11 @@ static int choose_variants(struct rs_collector *c, bool settled)
 	bool claimed = false;
 
 	for (unsigned int i = 0; i < c->ops->nr_parts && i < RS_MAX_PARTS; i++) {
+		if (!part_used(c, i)) {
+			c->choice[i] = (struct rs_choice){ .variant = (int)c->ops->parts[i].nr_variants - 1,
+							   .decided_by = "none", .unused = true };
+			continue;
+		}
 		rs_part_choose(&c->ops->parts[i], &c->choice[i], settled);
 		if (c->choice[i].variant < 0 && !settled)
 			return choose_variants(c, true);
@@ -542,7 +556,7 @@ int ringside_session_attach(struct ringside_session *s)
 	 */
 	for (struct rs_collector *c = s->collectors; c; c = c->next)
 		for (unsigned int i = 0; i < c->ops->nr_parts && i < RS_MAX_PARTS; i++)
-			if (c->ops->parts[i].variants[0].needs != RINGSIDE_FEAT_COUNT)
+			if (part_used(c, i) && c->ops->parts[i].variants[0].needs != RINGSIDE_FEAT_COUNT)
 				rs_features_probe_unless_under_way(c->ops->parts[i].variants[0].needs);
 	/* Every collector's variants first, from one parse of the kernel's BTF; then the loads. */
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {

@@ -20,6 +20,12 @@ struct rs_collector_ops {
 	 */
 	const struct rs_part *parts;
 	unsigned int nr_parts;
+	/*
+	 * Optional: is this part of no use to this collector's job (a watch of
+	 * program starts when the libraries are named)? Then its last variant,
+	 * which must need nothing, is taken without asking any feature.
+	 */
+	bool (*part_unused)(const struct rs_collector *c, unsigned int part);
 	/* Open the skeleton, set .rodata (filter included) and load it. */
 	int (*load)(struct rs_collector *c);
 	/* Attach programs; store links in c->links. */

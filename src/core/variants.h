@@ -45,6 +45,7 @@ struct rs_choice {
 	bool present;
 	char why[448];
 	bool claimed;			/* rests on a kernel's claim, its test still running */
+	bool unused;			/* of no use to the collector: its last variant */
 };
 
 /*

@@ -104,6 +104,14 @@ static bool is_session_prog(const struct gcm_libset *set, const char *name)
 	return false;
 }
 
+/* Program starts are watched only system-wide: named libraries and a PID's are there already. */
+static bool gcm_part_unused(const struct rs_collector *c, unsigned int part)
+{
+	const struct rs_gcm *g = c->priv;
+
+	return part == PART_STARTS && !g->system_wide;
+}
+
 static int gcm_load(struct rs_collector *c)
 {
 	struct rs_gcm *g = c->priv;
@@ -534,6 +542,7 @@ const struct rs_collector_ops rs_gcm_ops = {
 	.name = "gcm",
 	.parts = gcm_parts,
 	.nr_parts = RS_NR(gcm_parts),
+	.part_unused = gcm_part_unused,
 	.load = gcm_load,
 	.attach = gcm_attach,
 	.inspect = gcm_inspect,
