@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Probing a feature group ahead of need (features.c; not features.h: glibc has one). The uprobe test waits
- * out an RCU grace period at its first registration (the kernel's
- * dup_mmap_sem writer lock: 15-20 ms here); started on a thread when a
+ * Probing a feature group ahead of need, and what the kernel claims
+ * meanwhile (features.c; the name features.h is glibc's). The uprobe test
+ * waits out an RCU grace period at its first registration (the kernel's
+ * dup_mmap_sem writer lock: 10-20 ms here); started on a thread when a
  * collector that needs it is enabled, that wait overlaps the symbol reads,
- * the BTF parse and the other checks instead of adding to them.
+ * the BTF parse and the load instead of adding to them.
  */
 #ifndef RINGSIDE_FEATURE_PREFETCH_H
 #define RINGSIDE_FEATURE_PREFETCH_H
