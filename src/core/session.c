@@ -530,8 +530,10 @@ static int settle_variants(struct rs_collector *c)
 	return c->ops->load(c);
 }
 
+/* Undo a failed attach: the kept BTF, whatever was loaded and attached, the probes' threads. */
 static int attach_failed(struct ringside_session *s, const struct rs_collector *c, int err)
 {
+	stop_keeping_btf(s);
 	if (!s->errmsg[0])
 		rs_fail(s, err, "%s: %s", c->ops->name, ringside_strerror(err));
 	ringside_session_detach(s);
@@ -561,10 +563,8 @@ int ringside_session_attach(struct ringside_session *s)
 	/* Every collector's variants first, from one parse of the kernel's BTF; then the loads. */
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
 		err = choose_variants(c, false);
-		if (err) {
-			stop_keeping_btf(s);
+		if (err)
 			return attach_failed(s, c, err);
-		}
 	}
 	/*
 	 * In the ringside binary libbpf borrows this one parse for every object
@@ -577,17 +577,13 @@ int ringside_session_attach(struct ringside_session *s)
 		stop_keeping_btf(s);
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
 		err = c->ops->load(c);
-		if (err) {
-			stop_keeping_btf(s);
+		if (err)
 			return attach_failed(s, c, err);
-		}
 	}
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
 		err = settle_variants(c);
-		if (err) {
-			stop_keeping_btf(s);
+		if (err)
 			return attach_failed(s, c, err);
-		}
 	}
 	stop_keeping_btf(s);
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {

@@ -55,11 +55,11 @@ static bool possible(const struct rs_variant *v, bool settled, const char **feat
 	*feature = "none";
 	snprintf(why, len, "needs no kernel feature beyond the collector's own");
 	if (v->needs != RINGSIDE_FEAT_COUNT) {
-		const struct ringside_feature_result *r = NULL;
 		bool present;
 
 		if (settled) {
-			r = ringside_feature(v->needs);
+			const struct ringside_feature_result *r = ringside_feature(v->needs);
+
 			snprintf(why, len, "%s", r->why);
 			present = r->present;
 		} else {
