@@ -90,7 +90,7 @@ static int btrfs_load(struct rs_collector *c)
 	struct rs_btrfs *b = c->priv;
 	int err;
 
-	b->skel = btrfs_bpf__open();
+	b->skel = btrfs_bpf__open_opts(rs_collector_open_opts(c, btrfs_bpf__elf_bytes));
 	if (!b->skel)
 		return rs_fail(c->s, -errno, "btrfs: cannot open BPF object");
 	c->obj = b->skel->obj;

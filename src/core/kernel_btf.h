@@ -4,9 +4,10 @@
  * checks, cgroup subsystem lookup and collectors all ask it something; a
  * caller that asks many (ringside_features_probe(), a session from its first
  * collector until its variants are chosen) keeps it so /sys/kernel/btf/vmlinux
- * (megabytes, 10-20 ms) is parsed once. Nothing keeps it for long: libbpf
- * parses its own copy to load each object, and ours beside it would only
- * raise the peak RSS.
+ * (megabytes, 5-20 ms) is parsed once; the loads cut their CO-RE types from
+ * it too (core_btf.h). Nothing keeps it past the loads, and outside the
+ * ringside binary, where libbpf parses its own copy for tp_btf and fentry
+ * targets, not past the last cut: the two would only add up in the peak RSS.
  */
 #ifndef RINGSIDE_KERNEL_BTF_H
 #define RINGSIDE_KERNEL_BTF_H

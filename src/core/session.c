@@ -173,6 +173,7 @@ int rs_session_add(struct ringside_session *s, const struct rs_collector_ops *op
 		return -ENOMEM;
 	c->ops = ops;
 	c->s = s;
+	c->core_btf.fd = -1;
 	c->priv = priv;
 	for (tail = &s->collectors; *tail; tail = &(*tail)->next)
 		;
@@ -227,6 +228,40 @@ static void unmap_object_bytes(const void *(*elf_bytes)(size_t *size))
 	end = q.end & ~(page - 1);
 	if (end > first)
 		madvise((void *)first, end - first, MADV_DONTNEED);
+}
+
+const struct bpf_object_open_opts *rs_collector_open_opts(struct rs_collector *c,
+							  const void *(*elf_bytes)(size_t *size))
+{
+	size_t size;
+	const void *elf = elf_bytes(&size);
+
+	rs_core_btf_close(&c->core_btf);
+	c->open_opts = (struct bpf_object_open_opts){ .sz = sizeof(c->open_opts) };
+	rs_core_btf_prepare(elf, size, &c->core_btf, &c->open_opts);
+	/*
+	 * Outside the ringside binary libbpf makes its own parse for tp_btf and
+	 * fentry targets: once the last collector's cut is made, ours goes, so
+	 * that the two never add up in the peak RSS.
+	 */
+	if (!c->next && !rs_kernel_btf_lent_to_libbpf())
+		stop_keeping_btf(c->s);
+	return &c->open_opts;
+}
+
+/* After load(): the cut has been read, and -v tells how CO-RE found the kernel's types. */
+static void core_btf_loaded(struct rs_collector *c)
+{
+	const struct rs_core_btf *cb = &c->core_btf;
+
+	if (cb->fd >= 0)
+		rs_note(c->s, "%s: CO-RE: %u relocations against %u kernel types, from a cut of %u "
+			"types of the kernel's BTF", c->ops->name, cb->nr_relos, cb->nr_roots,
+			cb->nr_types);
+	else if (cb->why_not && cb->nr_relos)
+		rs_note(c->s, "%s: CO-RE: libbpf searches the kernel's BTF for %u relocations (%s)",
+			c->ops->name, cb->nr_relos, cb->why_not);
+	rs_core_btf_close(&c->core_btf);
 }
 
 int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_filter,
@@ -527,7 +562,9 @@ static int settle_variants(struct rs_collector *c)
 	if (c->ops->destroy)
 		c->ops->destroy(c);
 	c->obj = NULL;
-	return c->ops->load(c);
+	err = c->ops->load(c);
+	core_btf_loaded(c);
+	return err;
 }
 
 /* Undo a failed attach: the kept BTF, whatever was loaded and attached, the probes' threads. */
@@ -567,16 +604,15 @@ int ringside_session_attach(struct ringside_session *s)
 			return attach_failed(s, c, err);
 	}
 	/*
-	 * In the ringside binary libbpf borrows this one parse for every object
-	 * instead of making its own (tools/ringside/libbpf_vmlinux_btf.c): kept
-	 * through the loads, and dropped before the rings are mapped so that the
-	 * two never add up in the peak RSS. Elsewhere libbpf parses its own copy
-	 * per object, and ours is dropped first.
+	 * The parse is kept through the loads: each cuts its CO-RE types from
+	 * it (core_btf.h), and in the ringside binary libbpf borrows it for
+	 * tp_btf and fentry targets instead of making its own
+	 * (tools/ringside/libbpf_vmlinux_btf.c). It is dropped before the rings
+	 * are mapped (elsewhere after the last cut: rs_collector_open_opts()).
 	 */
-	if (!rs_kernel_btf_lent_to_libbpf())
-		stop_keeping_btf(s);
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
 		err = c->ops->load(c);
+		core_btf_loaded(c);
 		if (err)
 			return attach_failed(s, c, err);
 	}
@@ -670,6 +706,7 @@ void ringside_session_close(struct ringside_session *s)
 		next = c->next;
 		if (c->ops->release)
 			c->ops->release(c);
+		rs_core_btf_close(&c->core_btf);
 		free(c->links);
 		free(c->link_fds);
 		free(c);

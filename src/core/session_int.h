@@ -6,6 +6,7 @@
 #include <sys/types.h>
 #include <bpf/libbpf.h>
 #include "ringside/ringside.h"
+#include "core_btf.h"
 #include "variants.h"
 
 struct rs_collector;
@@ -50,6 +51,8 @@ struct rs_collector {
 	struct bpf_object *obj;		/* set by load() */
 	struct rs_choice choice[RS_MAX_PARTS];	/* per ops->parts, made before load() */
 	bool choices_settled;			/* from the features' tests, not a claim */
+	struct rs_core_btf core_btf;		/* CO-RE's kernel types, open until load() ends */
+	struct bpf_object_open_opts open_opts;	/* what load() opens its skeleton with */
 	struct bpf_link **links;
 	unsigned int nr_links, cap_links;
 	int *link_fds;			/* links made by raw BPF_LINK_CREATE */
@@ -94,6 +97,14 @@ void rs_note(struct ringside_session *s, const char *fmt, ...)
 /* The session's collector of that kind, NULL when not enabled. */
 const struct rs_collector *rs_session_collector(const struct ringside_session *s,
 						const struct rs_collector_ops *ops);
+
+/*
+ * In load(), the options to open the skeleton with: CO-RE against the
+ * kernel types its relocations name (core_btf.h). elf_bytes is the
+ * skeleton's X_bpf__elf_bytes.
+ */
+const struct bpf_object_open_opts *rs_collector_open_opts(struct rs_collector *c,
+							  const void *(*elf_bytes)(size_t *size));
 
 /* Add a collector to the session; it is loaded and attached by attach(). */
 int rs_session_add(struct ringside_session *s, const struct rs_collector_ops *ops,

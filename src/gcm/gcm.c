@@ -119,7 +119,7 @@ static int gcm_load(struct rs_collector *c)
 	bool any_go = false;
 	int err;
 
-	g->skel = gcm_bpf__open();
+	g->skel = gcm_bpf__open_opts(rs_collector_open_opts(c, gcm_bpf__elf_bytes));
 	if (!g->skel)
 		return rs_fail(c->s, -errno, "gcm: cannot open BPF object: %s", ringside_strerror(-errno));
 	c->obj = g->skel->obj;

@@ -87,7 +87,7 @@ static int kaead_load(struct rs_collector *c)
 	char name[32];
 	int err;
 
-	k->skel = kaead_bpf__open();
+	k->skel = kaead_bpf__open_opts(rs_collector_open_opts(c, kaead_bpf__elf_bytes));
 	if (!k->skel) {
 		rs_kernel_btf_put();
 		return rs_fail(c->s, -errno, "kernel-gcm: cannot open BPF object");

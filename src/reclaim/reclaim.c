@@ -115,7 +115,7 @@ static int reclaim_load(struct rs_collector *c)
 	struct rs_reclaim *r = c->priv;
 	int err;
 
-	r->skel = reclaim_bpf__open();
+	r->skel = reclaim_bpf__open_opts(rs_collector_open_opts(c, reclaim_bpf__elf_bytes));
 	if (!r->skel)
 		return rs_fail(c->s, -errno, "reclaim: cannot open BPF object");
 	c->obj = r->skel->obj;
