@@ -9,6 +9,8 @@ OUT=${OUT:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 export OUT RINGSIDE="$root/$OUT/ringside" RS_ROOT="$root" RS_PROGS="$root/$OUT/tests/progs"
+# A SAN build's leak check leaves out what libraries keep on purpose (tests/lsan.supp).
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$here/lsan.supp:print_suppressions=0}
 pass=0 fail=0 skip=0
 log=$(mktemp)
 failures=$(mktemp)
