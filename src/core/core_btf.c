@@ -15,6 +15,7 @@
 
 #include "core_btf.h"
 #include "kernel_btf.h"
+#include "elf_section.h"
 
 /* Distinct local types a cut serves; more go to libbpf's own search. */
 #define MAX_ROOTS 64
@@ -70,24 +71,11 @@ static size_t essential_len(const char *name)
 
 static bool elf_section(Elf *elf, const char *want, Elf_Data **out)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Scn *scn = rs_elf_section(elf, want, &sh);
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			return false;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, want)) {
-			*out = elf_getdata(scn, NULL);
-			return *out && (*out)->d_buf;
-		}
-	}
-	return false;
+	*out = scn ? elf_getdata(scn, NULL) : NULL;
+	return *out && (*out)->d_buf;
 }
 
 /* Record relo's local type among the roots; a reason to leave it to libbpf otherwise. */

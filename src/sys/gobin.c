@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "gobin.h"
+#include "elf_section.h"
 
 #define PCLN_116 0xfffffffau
 #define PCLN_118 0xfffffff0u
@@ -112,30 +113,18 @@ const uint8_t *rs_gobin_bytes(const struct rs_gobin *gb, uint64_t vaddr, size_t 
 static const uint8_t *section(const struct rs_gobin *gb, Elf *elf, const char *name, size_t *len,
 			      uint64_t *addr)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
+	const uint8_t *p;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
+	if (!rs_elf_section(elf, name, &sh))
 		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (n && !strcmp(n, name)) {
-			const uint8_t *p = file_at(gb, sh.sh_offset, sh.sh_size);
-
-			if (p) {
-				*len = sh.sh_size;
-				if (addr)
-					*addr = sh.sh_addr;
-			}
-			return p;
-		}
+	p = file_at(gb, sh.sh_offset, sh.sh_size);
+	if (p) {
+		*len = sh.sh_size;
+		if (addr)
+			*addr = sh.sh_addr;
 	}
-	return NULL;
+	return p;
 }
 
 /* A symbol's address from .symtab (unstripped binaries only). */
