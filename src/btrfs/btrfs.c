@@ -110,7 +110,13 @@ static int btrfs_load(struct rs_collector *c)
 
 static int btrfs_attach(struct rs_collector *c)
 {
-	return rs_collector_attach_all(c, NULL);
+	struct rs_btrfs *b = c->priv;
+	int err = rs_collector_attach_all(c, NULL);
+
+	/* Records name their trigger from here on: the symbols are read meanwhile. */
+	if (!err)
+		rs_ksyms_start(b->ksyms);
+	return err;
 }
 
 static void btrfs_destroy(struct rs_collector *c)

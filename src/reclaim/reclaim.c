@@ -138,10 +138,14 @@ static int reclaim_load(struct rs_collector *c)
 static int reclaim_attach(struct rs_collector *c)
 {
 	struct rs_reclaim *r = c->priv;
+	int err = rs_collector_attach_all(c, rs_collector_variant(c, PART_TARGET) == 0 ?
+						     r->skel->progs.reclaim_fentry_tfmcp :
+						     r->skel->progs.reclaim_fentry4_tfmcp);
 
-	return rs_collector_attach_all(c, rs_collector_variant(c, PART_TARGET) == 0 ?
-					       r->skel->progs.reclaim_fentry_tfmcp :
-					       r->skel->progs.reclaim_fentry4_tfmcp);
+	/* Records name their trigger from here on: the symbols are read meanwhile. */
+	if (!err)
+		rs_ksyms_start(r->ksyms);
+	return err;
 }
 
 static void reclaim_destroy(struct rs_collector *c)
@@ -404,6 +408,9 @@ int ringside_session_enable_reclaim(struct ringside_session *s,
 		free(r);
 		return rs_fail(s, err, "cannot read /proc/kallsyms: %s", ringside_strerror(err));
 	}
+	/* Agent mode hands the ranges to the kernel before the load: read them from now. */
+	if (r->aggregate)
+		rs_ksyms_start(r->ksyms);
 	err = rs_session_add(s, &rs_reclaim_ops, r);
 	if (err) {
 		rs_ksyms_free(r->ksyms);

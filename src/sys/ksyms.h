@@ -23,12 +23,20 @@ struct rs_ksym_range {
 };
 
 /*
- * Load the named functions' text ranges from /proc/kallsyms. The read goes on
- * on a thread after this returns (-EPERM at once when kptr_restrict hides
- * addresses); the first lookup waits for it. tags must outlive ks.
+ * Ready to load the named functions' text ranges from /proc/kallsyms:
+ * -EPERM at once when kptr_restrict hides addresses. Nothing is read until
+ * rs_ksyms_start() or the first lookup. tags must outlive ks.
  */
 int rs_ksyms_load(const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out);
-/* Wait for the load: 0, or why the ranges are empty (every lookup then answers 0). */
+/*
+ * Read the file on a thread from now on, off the caller's path (a tracer
+ * starts it once attached: the read costs more than the whole start-up).
+ */
+void rs_ksyms_start(struct rs_ksyms *ks);
+/*
+ * Wait for the load, or read on this thread if none was started: 0, or why
+ * the ranges are empty (every lookup then answers 0).
+ */
 int rs_ksyms_wait(const struct rs_ksyms *ks);
 /* The same from any kallsyms-format text (the fuzz target feeds it). */
 int rs_ksyms_parse(FILE *f, const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out);

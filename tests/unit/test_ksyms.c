@@ -86,9 +86,45 @@ static void hidden_addresses_refused(void)
 	fclose(f);
 }
 
+/*
+ * The running kernel's file, read on a started thread and, without a start,
+ * by the first lookup: the same ranges either way, each a plausible function.
+ */
+static void kernel_read_with_and_without_start(void)
+{
+	static const struct rs_ksym_tag kernel_tags[] = {
+		{ "kswapd", 1 }, { "try_to_free_pages", 2 },
+	};
+	struct rs_ksyms *started = NULL, *lazy = NULL;
+	const struct rs_ksym_range *a, *b;
+	size_t na, nb;
+
+	if (rs_ksyms_load(kernel_tags, 2, &started)) {
+		printf("  (kallsyms addresses hidden: nothing to compare)\n");
+		return;
+	}
+	CHECK_EQ_INT(rs_ksyms_load(kernel_tags, 2, &lazy), 0);
+	rs_ksyms_start(started);
+	rs_ksyms_start(started);	/* a second start is a no-op */
+	CHECK_EQ_INT(rs_ksyms_wait(started), 0);
+	CHECK_EQ_INT(rs_ksyms_wait(lazy), 0);
+	a = rs_ksyms_ranges(started, &na);
+	b = rs_ksyms_ranges(lazy, &nb);
+	CHECK(na >= 2);
+	CHECK_EQ_INT((long)na, (long)nb);
+	for (size_t i = 0; i < na && i < nb; i++) {
+		CHECK(a[i].start == b[i].start && a[i].end == b[i].end && a[i].tag == b[i].tag);
+		CHECK(a[i].end > a[i].start && a[i].end - a[i].start < (1u << 20));
+	}
+	CHECK_EQ_INT(rs_ksyms_tag(lazy, b[0].start), b[0].tag);
+	rs_ksyms_free(started);
+	rs_ksyms_free(lazy);
+}
+
 int main(void)
 {
 	RUN(ends_at_next_text_symbol);
 	RUN(hidden_addresses_refused);
+	RUN(kernel_read_with_and_without_start);
 	UNIT_EXIT();
 }
