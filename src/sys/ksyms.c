@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@ struct rs_ksyms_loader {
 	pthread_t thread;
 	bool started;		/* the thread runs or ran */
 	bool done;		/* ranges and err are final */
+	atomic_bool stop;	/* freed while reading: give up (ECANCELED) */
 	int err;
 };
 
@@ -254,6 +256,12 @@ static int parse_into(FILE *f, struct rs_ksyms *ks)
 		uint64_t addr;
 		char type, *name;
 
+		if (ks->loader && atomic_load_explicit(&ks->loader->stop, memory_order_relaxed)) {
+			err = -ECANCELED;
+			unmap_addrs(addrs, cap_addrs);
+			goto fail;
+		}
+
 		if (!parse_line(line, &addr, &type, &name) || !addr || (type != 't' && type != 'T'))
 			continue;
 		if (!grow_mapped(&addrs, nr_addrs, &cap_addrs))
@@ -296,9 +304,11 @@ void rs_ksyms_free(struct rs_ksyms *ks)
 {
 	if (!ks)
 		return;
-	/* A read under way is joined; one never started is not made now. */
-	if (ks->loader && ks->loader->started && !ks->loader->done)
+	/* A read under way is stopped and joined; one never started is not made now. */
+	if (ks->loader && ks->loader->started && !ks->loader->done) {
+		atomic_store(&ks->loader->stop, true);
 		rs_ksyms_wait(ks);
+	}
 	if (ks->loader)
 		pthread_mutex_destroy(&ks->loader->lock);
 	free(ks->loader);

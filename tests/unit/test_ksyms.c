@@ -121,10 +121,24 @@ static void kernel_read_with_and_without_start(void)
 	rs_ksyms_free(lazy);
 }
 
+/* Freed while its thread reads: the read stops and nothing leaks (SAN=1 checks). */
+static void freed_while_reading(void)
+{
+	static const struct rs_ksym_tag kernel_tags[] = { { "kswapd", 1 } };
+	struct rs_ksyms *ks = NULL;
+
+	if (rs_ksyms_load(kernel_tags, 1, &ks))
+		return;
+	rs_ksyms_start(ks);
+	rs_ksyms_free(ks);
+	CHECK(1);
+}
+
 int main(void)
 {
 	RUN(ends_at_next_text_symbol);
 	RUN(hidden_addresses_refused);
 	RUN(kernel_read_with_and_without_start);
+	RUN(freed_while_reading);
 	UNIT_EXIT();
 }
