@@ -258,7 +258,6 @@ static int parse_into(FILE *f, struct rs_ksyms *ks)
 
 		if (ks->loader && atomic_load_explicit(&ks->loader->stop, memory_order_relaxed)) {
 			err = -ECANCELED;
-			unmap_addrs(addrs, cap_addrs);
 			goto fail;
 		}
 
@@ -278,7 +277,6 @@ static int parse_into(FILE *f, struct rs_ksyms *ks)
 	}
 	if (!nr_addrs) {
 		/* kptr_restrict hides addresses from us: every stack reads as unknown. */
-		unmap_addrs(addrs, cap_addrs);
 		goto fail;
 	}
 	/* A function ends where the nearest text symbol above its start begins. */
@@ -291,9 +289,9 @@ static int parse_into(FILE *f, struct rs_ksyms *ks)
 		qsort(ks->ranges, ks->n, sizeof(*ks->ranges), cmp_range);
 	return 0;
 nomem:
-	unmap_addrs(addrs, cap_addrs);
 	err = -ENOMEM;
 fail:
+	unmap_addrs(addrs, cap_addrs);
 	free(ks->ranges);
 	ks->ranges = NULL;
 	ks->n = 0;
