@@ -5,6 +5,8 @@
  * ns and ratios side by side; asserts nothing about wall-clock time.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 #include "ringside/resolve.h"
+#include "procmap_uapi.h"
 #include "../tests/frozen_child.h"
 
 #define NADDR 10000
@@ -165,6 +168,52 @@ static double batch_ioctl(pid_t pid, const uint64_t *addrs, bool build_id, enum 
 	return now_ns() - t0;
 }
 
+/* Queries one auto batch makes: how many system calls its floor has. */
+static uint64_t batch_queries(pid_t pid, const uint64_t *addrs, bool build_id)
+{
+	struct ringside_resolver_opts o = { .sz = sizeof(o), .want_build_id = build_id };
+	static uint64_t offs[NADDR];
+	static const struct ringside_mapping *maps[NADDR];
+	struct ringside_resolver_stats st;
+	struct ringside_resolver *r;
+
+	ringside_resolver_new(&o, &r);
+	ringside_normalize(r, pid, addrs, NADDR, offs, maps);
+	ringside_resolver_stats(r, &st);
+	ringside_resolver_free(r);
+	return st.vma_queries;
+}
+
+/*
+ * The system calls a cold query batch cannot do without, bare: the open
+ * and close of the maps file and one PROCMAP_QUERY (name and build ID
+ * copied out as the resolver asks) per VMA, at the VMAs the batch touches.
+ */
+static double syscall_floor(pid_t pid, const uint64_t *addrs, uint64_t queries, bool build_id)
+{
+	static char name[4096];
+	static unsigned char bid[64];
+	char path[64];
+	double t0 = now_ns();
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	for (uint64_t i = 0; i < queries; i++) {
+		struct rs_procmap_query q = {
+			.size = sizeof(q), .query_flags = 0x10 /* covering or next */,
+			.query_addr = addrs[i * (NADDR / queries)], .vma_name_addr = (uintptr_t)name,
+			.vma_name_size = sizeof(name), .build_id_addr = build_id ? (uintptr_t)bid : 0,
+			.build_id_size = build_id ? sizeof(bid) : 0,
+		};
+
+		if (ioctl(fd, RS_PROCMAP_QUERY, &q))
+			fprintf(stderr, "floor query: %s\n", strerror(errno));
+	}
+	close(fd);
+	return now_ns() - t0;
+}
+
 static double single_cold(pid_t pid, uint64_t addr, enum ringside_procmaps_mode mode, bool build_id)
 {
 	struct ringside_procmaps *pm;
@@ -215,6 +264,21 @@ static void run(int nmaps)
 			       ma / best);
 		}
 		if (d == 0) {
+			/* Against the floor: what any query-based resolver pays here. */
+			for (int bid = 0; bid < 2; bid++) {
+				uint64_t q = batch_queries(pid, addrs, bid);
+
+				for (int i = 0; i < RUNS; i++) {
+					tt[i] = batch_text(pid, addrs, bid, out);
+					ti[i] = syscall_floor(pid, addrs, q, bid);
+					ta[i] = batch_ioctl(pid, addrs, bid, RINGSIDE_BATCH_AUTO);
+				}
+				double mt = median(tt, RUNS), mf = median(ti, RUNS), ma = median(ta, RUNS);
+
+				printf("  its floor: open, %2" PRIu64 " queries, close %-11s %10.0f %10.1f %10.1f %7.1fx  auto/floor %.2f, text/floor %.0fx\n",
+				       q, bid ? "+build-id" : "no build-id", mt / 1e3, mf / 1e3, ma / 1e3,
+				       mt / ma, ma / mf, mt / mf);
+			}
 			for (int bid = 0; bid < 2; bid++) {
 				for (int i = 0; i < RUNS; i++) {
 					tt[i] = single_cold(pid, addrs[i * 37], RINGSIDE_PROCMAPS_TEXT, bid);

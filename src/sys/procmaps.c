@@ -181,13 +181,28 @@ static int open_maps(pid_t pid)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
+/*
+ * Whether the running kernel has PROCMAP_QUERY, once any handle has learned
+ * it: 0 unknown, 1 yes, -1 no. It is the kernel's, the same for every maps
+ * file, so a process asks once; a resolver opening a new process's maps then
+ * spends no probe (a syscall, about a microsecond here) before its queries.
+ */
+static int kernel_has_query;
+
+static void learned_query_support(bool supported)
+{
+	__atomic_store_n(&kernel_has_query, supported ? 1 : -1, __ATOMIC_RELAXED);
+}
+
 static bool ioctl_supported(int fd)
 {
 	struct rs_procmap_query q = { .size = sizeof(q), .query_addr = 0,
 				      .query_flags = RINGSIDE_QUERY_COVERING_OR_NEXT };
-
 	/* ENOTTY is the only answer that means "kernel has no PROCMAP_QUERY". */
-	return ioctl(fd, RS_PROCMAP_QUERY, &q) == 0 || errno != ENOTTY;
+	bool supported = ioctl(fd, RS_PROCMAP_QUERY, &q) == 0 || errno != ENOTTY;
+
+	learned_query_support(supported);
+	return supported;
 }
 
 int ringside_procmaps_open(pid_t pid, enum ringside_procmaps_mode mode,
@@ -210,9 +225,17 @@ int ringside_procmaps_open(pid_t pid, enum ringside_procmaps_mode mode,
 		free(pm);
 		return err;
 	}
-	/* AUTO learns from its first real query, sparing a cold lookup a probe. */
+	/*
+	 * AUTO learns from its first real query, sparing a cold lookup a probe,
+	 * unless an earlier handle already learned what this kernel has.
+	 */
 	pm->use_ioctl = mode != RINGSIDE_PROCMAPS_TEXT;
-	pm->ioctl_unknown = mode == RINGSIDE_PROCMAPS_AUTO;
+	if (mode == RINGSIDE_PROCMAPS_AUTO) {
+		int known = __atomic_load_n(&kernel_has_query, __ATOMIC_RELAXED);
+
+		pm->ioctl_unknown = !known;
+		pm->use_ioctl = known >= 0;
+	}
 	if (mode == RINGSIDE_PROCMAPS_IOCTL && !ioctl_supported(pm->fd)) {
 		ringside_procmaps_close(pm);
 		return -ENOTTY;
@@ -428,6 +451,7 @@ int ringside_procmaps_query(struct ringside_procmaps *pm, uint64_t addr, uint32_
 	err = ioctl_query(pm, addr, flags, out);
 	if (pm->ioctl_unknown) {
 		pm->ioctl_unknown = false;
+		learned_query_support(err != -ENOTTY);
 		if (err == -ENOTTY) {
 			pm->use_ioctl = false;
 			return text_query(pm, addr, flags, out);
@@ -444,21 +468,20 @@ int ringside_procmaps_query(struct ringside_procmaps *pm, uint64_t addr, uint32_
 	return 0;
 }
 
-int rs_procmaps_text_foreach(struct ringside_procmaps *pm, uint32_t flags, ringside_vma_fn fn,
-			     void *ctx)
+/* Every VMA in text (NUL-terminated maps lines) passing flags, to fn. */
+static int text_lines_foreach(struct ringside_procmaps *pm, char *text, uint32_t flags,
+			      ringside_vma_fn fn, void *ctx)
 {
 	struct ringside_vma *v = malloc(sizeof(*v));
 	/* A file's VMAs come one after another: its build ID is read once. */
 	uint64_t bid_ino = 0, bid_dev = 0;
 	uint8_t bid[RINGSIDE_BUILD_ID_MAX];
 	uint32_t bid_size = 0;
-	int err, ret = 0;
+	int ret = 0;
 
 	if (!v)
 		return -ENOMEM;
-	/* One read, one pass: re-querying text per VMA would be quadratic. */
-	err = text_reload(pm);
-	for (char *line = err ? NULL : pm->text; line && *line && !ret;) {
+	for (char *line = text; line && *line && !ret;) {
 		char *nl = strchr(line, '\n');
 
 		if (!ringside_procmaps_parse_line(line, v) && vma_passes(v, flags)) {
@@ -481,7 +504,43 @@ int rs_procmaps_text_foreach(struct ringside_procmaps *pm, uint32_t flags, rings
 		line = nl ? nl + 1 : NULL;
 	}
 	free(v);
-	return err ? err : ret;
+	return ret;
+}
+
+int rs_procmaps_text_foreach(struct ringside_procmaps *pm, uint32_t flags, ringside_vma_fn fn,
+			     void *ctx)
+{
+	/* One read, one pass: re-querying text per VMA would be quadratic. */
+	int err = text_reload(pm);
+
+	return err ? err : text_lines_foreach(pm, pm->text, flags, fn, ctx);
+}
+
+static int count_line(void *ctx, const struct ringside_vma *v)
+{
+	(void)v;
+	++*(int *)ctx;
+	return 0;
+}
+
+int rs_procmaps_text_sample(struct ringside_procmaps *pm, uint32_t flags)
+{
+	char buf[RS_PROCMAPS_SAMPLE_BYTES + 1], *end;
+	int lines = 0, err;
+	ssize_t n;
+
+	/* Offset 0 restarts the kernel's walk, wherever the last read left it. */
+	n = pread(pm->fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	/* Whole lines only: the read may stop inside one. */
+	end = strrchr(buf, '\n');
+	if (!end)
+		return 0;
+	end[1] = '\0';
+	err = text_lines_foreach(pm, buf, flags, count_line, &lines);
+	return err ? err : lines;
 }
 
 int ringside_procmaps_foreach(struct ringside_procmaps *pm, uint32_t flags,

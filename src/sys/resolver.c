@@ -518,6 +518,22 @@ static double cost_ns(const struct cost_mean *c)
 	return c->count ? c->total_ns / c->count : 0;
 }
 
+/*
+ * The cost of a line of the maps text last measured in this process, by
+ * want_build_id (reading build IDs makes a line cost a third more): a new
+ * resolver starts from it instead of sampling the text again.
+ */
+static uint64_t line_price_memo[2];	/* a double's bits, for atomic access */
+
+static void remember_line_price(const struct ringside_resolver *r)
+{
+	double ns = cost_ns(&r->line_cost);
+	uint64_t bits;
+
+	memcpy(&bits, &ns, sizeof(bits));
+	__atomic_store_n(&line_price_memo[r->opts.want_build_id != 0], bits, __ATOMIC_RELAXED);
+}
+
 /* The cache merged with one read of the maps text, both sorted by start. */
 struct snapshot {
 	struct proc_entry *p;
@@ -587,17 +603,43 @@ static int snapshot_vmas(struct ringside_resolver *r, struct proc_entry *p)
 	p->cap = sn.cap;
 	p->snapshot_vmas = sn.lines ? sn.lines : 1;
 	cost_add(&r->line_cost, mono_ns() - t0, (double)sn.lines);
+	remember_line_price(r);
 	return 0;
 }
 
 /*
- * A text read per VMA costs this fraction of a query until one was
- * measured. Measured here: a line 0.29 us (read and parsed), a query 0.24
- * us at 10,000 mappings; a new resolver's first queries include its cold
- * one and cost more. At 0.4 a batch over every VMA of 10,000 read the text
- * (1.08-1.11 of the queries' time); at 0.8 it queries there and still
- * reads the text at 1,000 mappings, where the text is faster.
+ * What a line of the maps text costs before this resolver measured a full
+ * read: what another resolver of this process last measured, else the first
+ * lines, read and taken in as a full read would (build IDs included), timed.
+ * No fixed ratio to a query would do: a query is a syscall, a line mostly
+ * the kernel's formatting, and their ratio differs several-fold between
+ * machines (a line 0.29 us and a query 0.24 us on one; 0.45-0.55 and
+ * 1.4-2.2 us on another, where syscalls pay for page-table isolation). The
+ * sample (40-50 us there) is paid once per process, by a batch that misses
+ * often enough for the choice to matter.
  */
+static void price_line(struct ringside_resolver *r, struct proc_entry *p)
+{
+	uint64_t bits = __atomic_load_n(&line_price_memo[r->opts.want_build_id != 0],
+					__ATOMIC_RELAXED);
+	double known, t0;
+	int lines;
+
+	memcpy(&known, &bits, sizeof(known));
+	if (known > 0) {
+		/* Counted as one line: this resolver's own reads soon outweigh it. */
+		cost_add(&r->line_cost, known, 1);
+		return;
+	}
+	t0 = mono_ns();
+	lines = rs_procmaps_text_sample(p->pm, vma_flags(r));
+	if (lines > 0) {
+		cost_add(&r->line_cost, mono_ns() - t0, lines);
+		remember_line_price(r);
+	}
+}
+
+/* Until then (the sample failed), a line costs this fraction of a query. */
 #define SNAPSHOT_LINE_RATIO 0.8
 /* Misses a batch must have had before they are taken as a trend. */
 #define SNAPSHOT_MIN_MISSES 8
@@ -609,6 +651,12 @@ static int snapshot_vmas(struct ringside_resolver *r, struct proc_entry *p)
 #define GAP_SAMPLES_MAX 32
 #define GAP_MARGIN 1.3
 #define GAP_WALK_MAX 8
+/*
+ * Between the margins either way costs about the same, and walking more
+ * gaps costs queries of its own: it stops once those would be this share
+ * of the batch's expected queries.
+ */
+#define GAP_WALK_BUDGET 0.05
 
 /* What one ringside_normalize() call has seen of the process's VMAs. */
 struct batch_model {
@@ -629,12 +677,10 @@ enum miss_action { MISS_QUERY, MISS_WALK_GAP, MISS_SNAPSHOT };
  * the last read of it, or, never read, from the VMAs the batch is expected
  * to touch times the VMAs found between them.
  */
-static enum miss_action miss_action(const struct ringside_resolver *r, const struct proc_entry *p,
+static enum miss_action miss_action(struct ringside_resolver *r, struct proc_entry *p,
 				    struct batch_model *bm, size_t done, size_t n)
 {
-	double query_ns = r->query_cost.count ? cost_ns(&r->query_cost) : 1000;
-	double line_ns = r->line_cost.count ? cost_ns(&r->line_cost) : SNAPSHOT_LINE_RATIO * query_ns;
-	double ahead, vmas, gain;
+	double query_ns, line_ns, ahead, vmas, gain;
 
 	if (r->opts.batch == RINGSIDE_BATCH_QUERY)
 		return MISS_QUERY;
@@ -648,6 +694,10 @@ static enum miss_action miss_action(const struct ringside_resolver *r, const str
 		return MISS_SNAPSHOT;
 	if (bm->misses < SNAPSHOT_MIN_MISSES)
 		return MISS_QUERY;
+	if (!r->line_cost.count)
+		price_line(r, p);
+	query_ns = r->query_cost.count ? cost_ns(&r->query_cost) : 1000;
+	line_ns = r->line_cost.count ? cost_ns(&r->line_cost) : SNAPSHOT_LINE_RATIO * query_ns;
 	ahead = (double)bm->misses / (double)(done + 1) * (double)(n - done);
 	vmas = bm->misses + ahead;
 	/* Even if the batch touched every VMA, the queries would cost less. */
@@ -671,7 +721,7 @@ static enum miss_action miss_action(const struct ringside_resolver *r, const str
 		return MISS_SNAPSHOT;
 	if (gain < 1 / GAP_MARGIN)
 		return MISS_QUERY;
-	if (bm->gaps < GAP_SAMPLES_MAX)
+	if (bm->gaps < GAP_SAMPLES_MAX && bm->hidden < GAP_WALK_BUDGET * ahead)
 		return MISS_WALK_GAP;
 	return gain > 1 ? MISS_SNAPSHOT : MISS_QUERY;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ringside/procmaps.h"
+#include "procmaps_int.h"
 #include "unit.h"
 #include "../frozen_child.h"
 
@@ -233,6 +234,49 @@ static void ioctl_matches_text_10k_mappings(void)
 	frozen_child_reap(pid);
 }
 
+/*
+ * The resolver prices a line of the maps text by a sample of its first
+ * lines: every whole line of the first read counted (build IDs read when
+ * asked), and a full read after it still sees every VMA.
+ */
+static void text_sample_counts_whole_lines(void)
+{
+	pid_t pid = frozen_child_spawn(make_odd_mappings, 2000);
+	char path[64], buf[RS_PROCMAPS_SAMPLE_BYTES];
+	struct ringside_procmaps *pm;
+	struct vma_list all;
+	int want = 0, fd;
+	ssize_t n;
+
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY);
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	for (ssize_t i = 0; i < n; i++)
+		want += buf[i] == '\n';
+	CHECK(want > 10);
+	CHECK_EQ_INT(snapshot(pid, RINGSIDE_PROCMAPS_TEXT, 0, &all), 0);
+	CHECK(all.n > 2000);
+	for (int mode = RINGSIDE_PROCMAPS_AUTO; mode <= RINGSIDE_PROCMAPS_TEXT; mode++) {
+		struct vma_list after = { 0 };
+
+		CHECK_EQ_INT(ringside_procmaps_open(pid, mode, &pm), 0);
+		CHECK_EQ_INT(rs_procmaps_text_sample(pm, 0), want);
+		CHECK_EQ_INT(rs_procmaps_text_sample(pm, RINGSIDE_QUERY_BUILD_ID), want);
+		/* The same handle, read whole (or queried) after its samples. */
+		CHECK_EQ_INT(ringside_procmaps_foreach(pm, 0, collect, &after), 0);
+		CHECK_EQ_INT(after.n, all.n);
+		free(after.v);
+		ringside_procmaps_close(pm);
+	}
+	free(all.v);
+	frozen_child_reap(pid);
+	CHECK_EQ_INT(ringside_procmaps_open(pid, RINGSIDE_PROCMAPS_TEXT, &pm), -ESRCH);
+}
+
 /* The cases of the kernel's proc-pid-vm selftest, through both modes. */
 static void query_semantics(void)
 {
@@ -322,5 +366,6 @@ int main(void)
 	RUN(exited_process);
 	RUN(ioctl_matches_text_child);
 	RUN(ioctl_matches_text_10k_mappings);
+	RUN(text_sample_counts_whole_lines);
 	UNIT_EXIT();
 }
