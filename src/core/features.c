@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/btf.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -307,10 +308,32 @@ const char *rs_feature_name(enum ringside_feature f)
 }
 
 /*
+ * The uretprobe syscall as the kernel's release claims it: x86-64 from 6.11.
+ * A backport or a distribution's patch can make it wrong either way; the
+ * test (two forked children) settles it.
+ */
+static bool uretprobe_syscall_claimed(char *why, size_t len)
+{
+	struct utsname u;
+	unsigned int major = 0, minor = 0;
+	bool claim;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2) {
+		snprintf(why, len, "the kernel's release is unreadable (its test still running)");
+		return false;
+	}
+	claim = !strcmp(u.machine, "x86_64") && (major > 6 || (major == 6 && minor >= 11));
+	snprintf(why, len, "the kernel is %s on %s: %s (its test still running)", u.release, u.machine,
+		 claim ? "6.11 or later on x86-64" : "not 6.11 or later on x86-64");
+	return claim;
+}
+
+/*
  * What the kernel claims for f, without waiting for a test under way on
  * another thread where a claim can be read without it: the uprobe_multi
- * link types (the test's uprobe registration waits out a grace period).
- * Kept per process; the test's own result settles it later.
+ * link types (the test's uprobe registration waits out a grace period),
+ * and the uretprobe syscall (the test forks twice). Kept per process; the
+ * test's own result settles it later.
  */
 bool rs_feature_claimed(enum ringside_feature f, char *why, size_t len, bool *claim_only)
 {
@@ -323,12 +346,15 @@ bool rs_feature_claimed(enum ringside_feature f, char *why, size_t len, bool *cl
 	pthread_mutex_lock(&cache.lock);
 	under_way = cache.state[f] == PROBING;
 	pthread_mutex_unlock(&cache.lock);
-	*claim_only = under_way && (f == RINGSIDE_FEAT_UPROBE_MULTI || session);
+	*claim_only = under_way && (f == RINGSIDE_FEAT_UPROBE_MULTI || session ||
+				    f == RINGSIDE_FEAT_URETPROBE_SYSCALL);
 	if (!*claim_only) {
 		r = need(f);
 		snprintf(why, len, "%s", r->why);
 		return r->present;
 	}
+	if (f == RINGSIDE_FEAT_URETPROBE_SYSCALL)
+		return uretprobe_syscall_claimed(why, len);
 	pthread_mutex_lock(&cache.lock);
 	if (known[session] < 0)
 		known[session] = rs_probe_uprobe_link_type(session ? RS_BPF_TRACE_UPROBE_SESSION :
