@@ -18,6 +18,7 @@
 #define RS_FIXED_PT_REGS	/* registers read at fixed offsets (common.bpf.h) */
 #include "common.bpf.h"
 #include "gcm_seq.h"
+#include "gcm_handles.h"
 
 const volatile bool want_stack = false;
 /* Nonzero: copy this many bytes of user stack for DWARF unwinding instead. */
@@ -57,10 +58,13 @@ struct gcm_call {
 	__u8 end_call;		/* enum gcm_end_call of a parked FINISH (gcm_seq.h) */
 };
 
+_Static_assert(sizeof(struct gcm_hkey) == GCM_HANDLES_KEY_SIZE, "gcm_handles.h: key size");
+_Static_assert(sizeof(struct gcm_msg) == GCM_HANDLES_VALUE_SIZE, "gcm_handles.h: value size");
+
 /* LRU: contexts freed without a probed release must not fill the map. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, GCM_HANDLES_MAX);
 	__type(key, struct gcm_hkey);
 	__type(value, struct gcm_msg);
 } gcm_handles SEC(".maps");

@@ -18,6 +18,8 @@
 #include "gcm_libs.h"
 #include "uprobe_multi.h"
 #include "feature_prefetch.h"
+#include "map_precreate.h"
+#include "gcm_handles.h"
 #include "totals.h"
 #include "metrics_int.h"
 #include "ringside/gcm.h"
@@ -37,6 +39,7 @@ struct rs_gcm {
 	bool session;		/* uprobe sessions where a spec has a session program */
 	bool kernel_hist;	/* summaries' histograms kept in gcm_hist, no record per message (never with aggregate) */
 	bool size_hist;		/* kernel_hist: the payload size histogram too */
+	struct rs_map_precreate handles;	/* gcm_handles, made while the libraries are read */
 };
 
 /* The programs a spec's probe point runs here: a session replaces entry and return. */
@@ -183,7 +186,9 @@ static int gcm_load(struct rs_collector *c)
 	 */
 	bpf_map__set_autocreate(g->skel->maps.go_calls, any_go);
 	bpf_map__set_autocreate(g->skel->maps.exec_seen, g->watch_exec);
-	err = gcm_bpf__load(g->skel);
+	err = rs_map_precreate_use(&g->handles, g->skel->maps.gcm_handles);
+	if (!err)
+		err = gcm_bpf__load(g->skel);
 	if (err)
 		return rs_load_failed(c, err);
 	return 0;
@@ -391,6 +396,7 @@ static void gcm_release(struct rs_collector *c)
 {
 	struct rs_gcm *g = c->priv;
 
+	rs_map_precreate_drop(&g->handles);
 	gcm_libset_free(&g->set);
 	free(g);
 }
@@ -558,8 +564,16 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 
 	if (!g)
 		return -ENOMEM;
-	/* The uprobe test's grace period runs while the libraries are read (feature_prefetch.h). */
+	/*
+	 * The uprobe test's grace period runs while the libraries are read
+	 * (feature_prefetch.h); so do the uretprobe syscall test's two forked
+	 * children (3-4 ms each where page faults are slow), which the return
+	 * probes' choice asks for after the libraries are read.
+	 */
 	rs_features_prefetch(RINGSIDE_FEAT_UPROBE);
+	rs_features_prefetch(RINGSIDE_FEAT_URETPROBE_SYSCALL);
+	rs_map_precreate_start(&g->handles, BPF_MAP_TYPE_LRU_HASH, "gcm_handles", GCM_HANDLES_KEY_SIZE,
+			       GCM_HANDLES_VALUE_SIZE, GCM_HANDLES_MAX, 0);
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, stacks) + sizeof(bool))
 		g->stacks = opts->stacks;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, perf_uprobes) + sizeof(bool))
@@ -592,6 +606,7 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 	if (err < 0) {
 		if (g->set.err[0])
 			rs_fail(s, err, "%s", g->set.err);
+		rs_map_precreate_drop(&g->handles);
 		gcm_libset_free(&g->set);
 		free(g);
 		return err;
