@@ -391,6 +391,23 @@ enum rs_gcm_total_counter {
  * message since.
  */
 #define RS_GCM_HIST_MAX_ENTRIES 65536
+/*
+ * A latency row's counters: its messages and their longest (above), and the
+ * totals of those messages, so that a message updates one row rather than a
+ * latency row and a totals row. Summing a label set's latency rows gives its
+ * totals; a message whose latency row could not be made (RS_DROP_HIST) is
+ * counted in the totals map instead, so the two together stay exact.
+ */
+enum rs_gcm_hist_lat_counter {
+	RS_GCM_HIST_LAT_COUNT = 0,
+	RS_GCM_HIST_LAT_MAX,
+	RS_GCM_HIST_LAT_AAD,
+	RS_GCM_HIST_LAT_PAYLOAD,
+	RS_GCM_HIST_LAT_TAG_FAIL,
+	RS_GCM_HIST_LAT_ERRORS,
+	RS_GCM_HIST_LAT_UNCHECKED,
+	RS_GCM_HIST_LAT_SUM,
+};
 enum rs_gcm_hist_kind {
 	RS_GCM_HIST_LATENCY = 0,
 	RS_GCM_HIST_SIZE = 1,

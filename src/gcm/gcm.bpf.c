@@ -375,16 +375,19 @@ static __always_inline void hist_add(struct rs_gcm_hist_key *key, __u16 kind, __
 }
 
 /*
- * A message into its row's histograms: its latency slot counts it (in c[0])
- * and keeps the slot's longest message of the reader's epoch (c[1]); an
- * untimed message (counting only) is slot 0, as its record's 0 ns was. The
- * row's first message of a slot notes the process's name, for a summary
- * after it exits. row: lib_id | libdir << 32 | key_bits << 48. A global
- * function, so the verifier checks it once per program: inlined at each
- * place a program ends a message, it made four programs' loads 4-8 ms
+ * A message into its row's histograms: its latency slot counts it and keeps
+ * the slot's longest message of the reader's epoch (RS_GCM_HIST_LAT_MAX),
+ * and the slot's row carries the message's totals too (events.h): one row
+ * updated per message instead of that and a totals row. An untimed message
+ * (counting only) is slot 0, as its record's 0 ns was. The row's first
+ * message of a slot notes the process's name, for a summary after it exits.
+ * row: lib_id | libdir << 32 | key_bits << 48. Nonzero when the latency row
+ * could not be made: the caller counts the message in the totals map. A
+ * global function, so the verifier checks it once per program: inlined at
+ * each place a program ends a message, it made four programs' loads 4-8 ms
  * each instead of 1.
  */
-__noinline int gcm_hist_message(__u64 row, __u64 latency, __u64 payload)
+__noinline int gcm_hist_message(__u64 row, __u64 latency, __u64 payload, __u64 aad, __u64 result)
 {
 	struct rs_gcm_hist_key key = {
 		.tgid = bpf_get_current_pid_tgid() >> 32,
@@ -396,6 +399,7 @@ __noinline int gcm_hist_message(__u64 row, __u64 latency, __u64 payload)
 	__u64 epoch = gcm_hist_epoch << 48, max;
 	__u8 s = rs_log2_slot(latency);
 	struct rs_total_val *v;
+	int missed = 0;
 
 	key.slot = (__u16)RS_GCM_FINE_SLOT(latency, s);
 	v = bpf_map_lookup_elem(&gcm_hist, &key);
@@ -407,16 +411,23 @@ __noinline int gcm_hist_message(__u64 row, __u64 latency, __u64 payload)
 		v = rs_map_row(&gcm_hist, &key);
 	}
 	if (v) {
-		v->c[0]++;
-		max = v->c[1];
+		v->c[RS_GCM_HIST_LAT_COUNT]++;
+		max = v->c[RS_GCM_HIST_LAT_MAX];
 		if ((max & ~RS_GCM_LAT_MAX_NS_MASK) != epoch || latency > (max & RS_GCM_LAT_MAX_NS_MASK))
-			v->c[1] = epoch | (latency & RS_GCM_LAT_MAX_NS_MASK);
+			v->c[RS_GCM_HIST_LAT_MAX] = epoch | (latency & RS_GCM_LAT_MAX_NS_MASK);
+		v->c[RS_GCM_HIST_LAT_AAD] += aad;
+		v->c[RS_GCM_HIST_LAT_PAYLOAD] += payload;
+		v->c[RS_GCM_HIST_LAT_TAG_FAIL] += result == RS_GCM_TAG_FAIL;
+		v->c[RS_GCM_HIST_LAT_ERRORS] += result == RS_GCM_ERROR;
+		v->c[RS_GCM_HIST_LAT_UNCHECKED] += result == RS_GCM_UNCHECKED;
+		v->c[RS_GCM_HIST_LAT_SUM] += latency;
 	} else {
 		rs_count_drop_slot(RS_DROP_HIST);
+		missed = 1;
 	}
 	if (size_hist)
 		hist_add(&key, RS_GCM_HIST_SIZE, rs_log2_slot(payload));
-	return 0;
+	return missed;
 }
 
 /* The exact count of every completed message, whether or not its record fits the ring. */
@@ -480,14 +491,17 @@ static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 	} else {
 		__u64 latency = msg_latency_now(c);
 
-		count_total(c, result, latency);
 		if (kernel_hist) {
 			__u64 libdir = c->lib | (__u16)c->m.dir << 8;
 
-			gcm_hist_message(c->lib_id | libdir << 32 | (__u64)c->m.key_bits << 48, latency,
-					 c->m.payload);
+			/* Its latency row holds its totals; without one, the totals map does. */
+			if (gcm_hist_message(c->lib_id | libdir << 32 | (__u64)c->m.key_bits << 48,
+					     latency, c->m.payload, c->m.aad, result))
+				count_total(c, result, latency);
 			if (result != RS_GCM_TAG_FAIL)
 				return;
+		} else {
+			count_total(c, result, latency);
 		}
 	}
 

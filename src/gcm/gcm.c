@@ -693,6 +693,87 @@ const char *ringside_gcm_unattr_reason_name(unsigned int reason)
 	return "?";
 }
 
+/* Totals rows of both maps, to be merged by label set (kernel_hist). */
+struct merged_totals {
+	struct merged_row {
+		struct rs_total_key k;
+		struct rs_total_val v;
+	} *rows;
+	size_t n, cap;
+};
+
+static int merged_add(struct merged_totals *m, const struct rs_total_key *k, const struct rs_total_val *v)
+{
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		struct merged_row *r = realloc(m->rows, cap * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		m->rows = r;
+		m->cap = cap;
+	}
+	m->rows[m->n].k = *k;
+	m->rows[m->n].v = *v;
+	m->n++;
+	return 0;
+}
+
+static int merged_total_row(void *ctx, const struct rs_total_key *k, const struct rs_total_val *v)
+{
+	return merged_add(ctx, k, v);
+}
+
+/* A latency row's totals (events.h: RS_GCM_HIST_LAT_*), as a totals row of its label set. */
+static int merged_hist_row(void *ctx, const void *key, const struct rs_total_val *v)
+{
+	const struct rs_gcm_hist_key *hk = key;
+	struct rs_total_key k = { .tgid = hk->tgid, .k1 = hk->lib_id, .k2 = hk->libdir, .k3 = hk->key_bits };
+	struct rs_total_val t = { .c = {
+		[RS_GCM_TOTAL_OPS] = v->c[RS_GCM_HIST_LAT_COUNT],
+		[RS_GCM_TOTAL_AAD] = v->c[RS_GCM_HIST_LAT_AAD],
+		[RS_GCM_TOTAL_PAYLOAD] = v->c[RS_GCM_HIST_LAT_PAYLOAD],
+		[RS_GCM_TOTAL_TAG_FAIL] = v->c[RS_GCM_HIST_LAT_TAG_FAIL],
+		[RS_GCM_TOTAL_ERRORS] = v->c[RS_GCM_HIST_LAT_ERRORS],
+		[RS_GCM_TOTAL_UNCHECKED] = v->c[RS_GCM_HIST_LAT_UNCHECKED],
+		[RS_GCM_TOTAL_LAT_SUM] = v->c[RS_GCM_HIST_LAT_SUM],
+	} };
+
+	return hk->kind == RS_GCM_HIST_LATENCY ? merged_add(ctx, &k, &t) : 0;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return memcmp(&((const struct merged_row *)a)->k, &((const struct merged_row *)b)->k,
+		      sizeof(struct rs_total_key));
+}
+
+/*
+ * kernel_hist: a label set's totals are the sum of its latency rows, plus
+ * its totals row where some message's latency row could not be made.
+ */
+static int merged_totals_walk(const struct rs_collector *c, struct totals_walk *w)
+{
+	struct merged_totals m = { 0 };
+	int err = rs_collector_rows_max(c, "gcm_hist", sizeof(struct rs_gcm_hist_key),
+					1u << RS_GCM_HIST_LAT_MAX, merged_hist_row, &m);
+
+	if (!err)
+		err = rs_collector_totals(c, merged_total_row, &m);
+	if (!err && m.n)
+		qsort(m.rows, m.n, sizeof(*m.rows), key_cmp);
+	for (size_t i = 0; !err && i < m.n;) {
+		struct merged_row sum = m.rows[i];
+
+		while (++i < m.n && !key_cmp(&m.rows[i], &sum))
+			for (int j = 0; j < RS_TOTAL_COUNTERS; j++)
+				sum.v.c[j] += m.rows[i].v.c[j];
+		err = gcm_total_row(w, &sum.k, &sum.v);
+	}
+	free(m.rows);
+	return err;
+}
+
 int ringside_gcm_totals(struct ringside_session *s,
 			int (*fn)(void *ctx, const struct ringside_gcm_total *t), void *ctx)
 {
@@ -702,9 +783,10 @@ int ringside_gcm_totals(struct ringside_session *s,
 
 	if (!c || !c->obj)
 		return -ENOTCONN;
-	if (g->kernel_hist)
-		w.comms = bpf_map__fd(g->skel->maps.gcm_comms);
-	return rs_collector_totals(c, gcm_total_row, &w);
+	if (!g->kernel_hist)
+		return rs_collector_totals(c, gcm_total_row, &w);
+	w.comms = bpf_map__fd(g->skel->maps.gcm_comms);
+	return merged_totals_walk(c, &w);
 }
 
 struct hist_walk {
