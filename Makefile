@@ -140,6 +140,7 @@ $(OUT)/tests/test_text_buf: tests/unit/test_text_buf.c tests/unit/unit.h $(OUT)/
 # Workload programs; the ones named *_crypto link the real crypto libraries.
 PROG_LIBS_gcm_workload := -lcrypto -lssl $(shell $(PKG_CONFIG) --libs gnutls libgcrypt nettle 2>/dev/null)
 PROG_LIBS_gcm_chain := $(PROG_LIBS_gcm_workload)
+PROG_LIBS_map_fill := -lbpf
 # Like Debian's crypto libraries: only .eh_frame can unwind it.
 PROG_FLAGS_gcm_chain := -fomit-frame-pointer
 PROG_FLAGS_nopie_target := -no-pie -fno-pie
