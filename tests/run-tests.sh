@@ -14,7 +14,10 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$here/lsan.supp:print_suppressi
 pass=0 fail=0 skip=0
 log=$(mktemp)
 failures=$(mktemp)
-trap 'rm -f "$log" "$failures"' EXIT
+# GnuTLS calibrations ringside keeps across runs (src/gcm/gnutls_cache.h) go
+# to the run's own folder, not the machine's /var/cache/ringside.
+export RINGSIDE_CACHE_DIR=$(mktemp -d)
+trap 'rm -rf "$log" "$failures" "$RINGSIDE_CACHE_DIR"' EXIT
 repeat=${REPEAT:-1}
 case $repeat in '' | *[!0-9]* | 0) echo "REPEAT='$repeat' is not a positive number" >&2; exit 2 ;; esac
 

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "gnutls_backend.h"
+#include "gnutls_cache.h"
 
 /* gnutls_cipher_algorithm_t values (gnutls.h: ABI, stable). */
 #define ALGO_AES_128_GCM 10
@@ -362,6 +363,10 @@ int gnutls_backend_find(int lib_fd, struct gnutls_backend *out, unsigned int max
 	int err = 0;
 
 	why[0] = '\0';
+	/* Found before for this build of the library on this CPU: no children. */
+	n = (unsigned int)gnutls_cache_load(lib_fd, out, max);
+	if (n)
+		return (int)n;
 	/* One child per CPU feature mask, all at once: each loads the library (~12 ms). */
 	for (; started < NR_MASKS; started++) {
 		err = child_start(lib_fd, cpuid_masks[started], &kids[started]);
@@ -391,5 +396,7 @@ int gnutls_backend_find(int lib_fd, struct gnutls_backend *out, unsigned int max
 		if (!dup)
 			out[n++] = r.b;
 	}
+	if (!err && n)
+		gnutls_cache_store(lib_fd, out, n);
 	return err ? err : (int)n;
 }

@@ -24,11 +24,32 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/k.pem" -out "$tmp/c.pem"
 mkdir "$tmp/www"
 head -c 1048576 /dev/urandom >"$tmp/www/blob"
 
+# A cache of this test's own: the backend is calibrated here (child
+# processes load GnuTLS), not taken from an earlier run.
+export RINGSIDE_CACHE_DIR=$tmp/cache
+mkdir -m 700 "$RINGSIDE_CACHE_DIR"
 "$RINGSIDE" gcm --json >"$tmp/trace.json" 2>"$tmp/trace.err" & rs=$!
 wait_for "$tmp/trace.err" 'tracing AES-GCM' || { fail gcm_tls_peers "ringside did not start: $(tail -2 "$tmp/trace.err")"; exit 0; }
 grep -q 'gnutls: not seen' "$tmp/trace.err" &&
 	fail gcm_tls_peers_backend_found "$(grep 'gnutls: not seen' "$tmp/trace.err")" ||
 	pass gcm_tls_peers_backend_found
+ls "$RINGSIDE_CACHE_DIR" | grep -q '^gnutls-backends-' && pass gcm_tls_peers_backend_cached ||
+	fail gcm_tls_peers_backend_cached "no calibration kept in $RINGSIDE_CACHE_DIR: $(ls "$RINGSIDE_CACHE_DIR")"
+# A second start takes the kept calibration: no child loads GnuTLS (whose
+# dependencies, libp11-kit among them, ringside itself never loads), and
+# the backend is still found.
+gnutls_lib=$(ldconfig -p | awk '/libgnutls.so.30 .*x86-64/ { print $NF; exit }')
+strace -f -qq -e trace=openat -o "$tmp/second.strace" "$RINGSIDE" gcm -l "$gnutls_lib" >/dev/null 2>"$tmp/second.err" & second=$!
+if wait_for "$tmp/second.err" 'tracing AES-GCM'; then
+	kill -INT $(pgrep -P "$second" -x ringside) 2>/dev/null
+	wait "$second"
+	! grep -q 'gnutls: not seen' "$tmp/second.err" && ! grep -q 'libp11-kit' "$tmp/second.strace" &&
+		pass gcm_tls_peers_second_start_uses_cache ||
+		fail gcm_tls_peers_second_start_uses_cache "$(grep -c libp11-kit "$tmp/second.strace") opens of libp11-kit; $(grep 'not seen' "$tmp/second.err")"
+else
+	kill "$second" 2>/dev/null; wait "$second"
+	fail gcm_tls_peers_second_start_uses_cache "ringside did not start: $(tail -2 "$tmp/second.err")"
+fi
 
 # case NAME TLS(1.2|1.3) BITS(128|256|chacha) [GNUTLS_CPUID_OVERRIDE]: one fetch; PIDs to $tmp/pids
 run_case() {
