@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <link.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -209,6 +208,7 @@ static int calibrate(int lib_fd, struct cal_reply *r)
 	size_t scan = CTX_SCAN_MAX;
 	char path[64];
 	aead_init_fn init;
+	size_t (*usable_size)(void *);
 	void *lib;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", lib_fd);
@@ -224,6 +224,14 @@ static int calibrate(int lib_fd, struct cal_reply *r)
 	init = (aead_init_fn)dlsym(lib, "gnutls_aead_cipher_init");
 	if (!init || dlinfo(lib, RTLD_DI_LINKMAP, &lm) || !lm)
 		return fail(r, ENOENT, "no gnutls_aead_cipher_init%s", NULL);
+	/*
+	 * The contexts come from the C library of the namespace above, so
+	 * only its allocator can say how big one is: ours may not own the
+	 * block at all (a sanitizer's allocator does not).
+	 */
+	usable_size = (size_t (*)(void *))dlsym(lib, "malloc_usable_size");
+	if (!usable_size)
+		return fail(r, ENOENT, "its C library has no malloc_usable_size%s", NULL);
 	for (size_t a = 0; a < sizeof(gcm_algos) / sizeof(gcm_algos[0]); a++) {
 		for (int k = 0; k < KEYS_PER_SIZE; k++) {
 			const struct cipher_hd_head *hd = make_handle(init, gcm_algos[a], 0x21 + 0x35 * k);
@@ -243,7 +251,7 @@ static int calibrate(int lib_fd, struct cal_reply *r)
 				return fail(r, EPROTO, "it uses different AES-GCM code per key size%s", NULL);
 			h[n].algo = gcm_algos[a];
 			h[n].hd = hd;
-			h[n].ctx_size = malloc_usable_size(hd->backend_ctx);
+			h[n].ctx_size = usable_size(hd->backend_ctx);
 			if (h[n].ctx_size < scan)
 				scan = h[n].ctx_size;
 			n++;
