@@ -210,12 +210,12 @@ static __always_inline void handle_drop(void *ctx, __u64 handle)
 }
 
 /* A call's state: the message (NULL: none yet), what it works on, which library. */
-static __always_inline void call_fill(void *ctx, struct gcm_call *c, const struct gcm_msg *m,
-				      __u64 handle, __u64 arg, __u8 lib, __u8 kind)
+static __always_inline void call_fill_id(struct gcm_call *c, const struct gcm_msg *m, __u64 handle,
+					 __u64 arg, __u8 lib, __u8 kind, __u32 lib_id)
 {
 	c->handle = handle;
 	c->arg = arg;
-	c->lib_id = (__u32)bpf_get_attach_cookie(ctx);
+	c->lib_id = lib_id;
 	c->depth = 0;
 	c->lib = lib;
 	c->kind = kind;
@@ -224,6 +224,12 @@ static __always_inline void call_fill(void *ctx, struct gcm_call *c, const struc
 		c->m = *m;
 	else
 		__builtin_memset(&c->m, 0, sizeof(c->m));
+}
+
+static __always_inline void call_fill(void *ctx, struct gcm_call *c, const struct gcm_msg *m,
+				      __u64 handle, __u64 arg, __u8 lib, __u8 kind)
+{
+	call_fill_id(c, m, handle, arg, lib, kind, (__u32)bpf_get_attach_cookie(ctx));
 }
 
 static __always_inline struct gcm_call *call_park(void *ctx, const struct gcm_msg *m,
@@ -668,7 +674,9 @@ int BPF_KPROBE(gcm_ossl_decrypt, void *gctx)
 static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, void *gctx, const void *tag,
 					    struct gcm_call *c)
 {
-	struct gcm_msg *m = msg_of(ctx, (__u64)gctx);
+	/* The key's lib_id is the attach cookie, a helper call: read once, used twice. */
+	struct gcm_hkey k = hkey(ctx, (__u64)gctx);
+	struct gcm_msg *m = bpf_map_lookup_elem(&gcm_handles, &k);
 	__u64 len[2] = {};
 
 	if (!m && count_only) {
@@ -691,7 +699,7 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, void *gctx, con
 	m->aad = len[0];
 	m->payload = len[1];
 	m->dir = gcm_end_dir(GCM_END_OSSL_FINISH, m->dir, 0, tag != NULL);
-	call_fill(ctx, c, m, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH);
+	call_fill_id(c, m, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH, k.lib_id);
 	if (count_only)
 		m->dir = RS_GCM_DIR_UNKNOWN;	/* what setiv resets otherwise */
 	return true;

@@ -92,6 +92,30 @@ run_workload "$b" comm_b
 kill -INT "$rs"; wait "$rs"
 [ "$(count_events "$tmp/comm.json" "$b")" = 0 ] && pass filter_comm_excludes || fail filter_comm_excludes "events seen"
 
+# --comm matches a name the process gave itself, shorter than the one it had
+# (a kernel that does not pad comm leaves the old name's bytes after the NUL),
+# and a name of the kernel's full 15 characters: exact counts either way.
+"$RINGSIDE" gcm --json --events --comm n00007 >"$tmp/renamed.json" 2>"$tmp/renamed.err" &
+rs=$!
+wait_for "$tmp/renamed.err" 'tracing AES-GCM'
+"$RS_PROGS/gcm_workload" --names 20 >"$tmp/renamed.wl" &
+n=$!
+wait "$n"
+kill -INT "$rs"; wait "$rs"
+[ "$(count_events "$tmp/renamed.json" "$n")" = 1 ] && pass filter_comm_renamed ||
+	fail filter_comm_renamed "$(count_events "$tmp/renamed.json" "$n") events, want the 1 sealed as n00007"
+ln -s "$(readlink -f "$RS_PROGS/gcm_workload")" "$tmp/abcdefghijklmnopq"
+"$RINGSIDE" gcm --json --events --comm abcdefghijklmno >"$tmp/long.json" 2>"$tmp/long.err" &
+rs=$!
+wait_for "$tmp/long.err" 'tracing AES-GCM'
+"$tmp/abcdefghijklmnopq" --rounds 1 --only openssl >"$tmp/long.wl" &
+n=$!
+wait "$n"
+kill -INT "$rs"; wait "$rs"
+[ "$(count_events "$tmp/long.json" "$n")" = "$(expected_ops long)" ] && [ "$(expected_ops long)" -gt 0 ] &&
+	pass filter_comm_15_chars ||
+	fail filter_comm_15_chars "$(count_events "$tmp/long.json" "$n") events, want $(expected_ops long)"
+
 # A one-page ring (room for a few dozen records) under a seal loop while the
 # tracer is stopped, so it cannot drain it: `stopped_tracer NAME ARGS...`
 # leaves NAME.json, NAME.err, the loop's "sealed N" in sealed, the exit in rc.
