@@ -140,6 +140,30 @@ static __always_inline bool rs_comm_matches(void)
 }
 
 /*
+ * The current task's name as bpf_get_current_comm() gives it (NUL-padded),
+ * read in place: two loads and a mask instead of a helper's copy. The mask
+ * keeps the bytes before the first NUL, since a kernel that does not pad
+ * comm when it sets one leaves the old name's bytes after it; the lowest
+ * byte flagged by the zero-byte test is exact (the borrow only reaches
+ * bytes above a zero).
+ */
+static __always_inline __u64 rs_bytes_before_nul(__u64 v)
+{
+	__u64 zero = (v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL;
+
+	return zero ? ((zero & -zero) >> 7) - 1 : ~0ULL;
+}
+
+static __always_inline void rs_current_comm(__u64 out[RS_COMM_LEN / 8])
+{
+	const __u64 *own = (const __u64 *)bpf_get_current_task_btf()->comm;
+	__u64 lo = own[0], hi = own[1], keep = rs_bytes_before_nul(lo);
+
+	out[0] = lo & keep;
+	out[1] = keep == ~0ULL ? hi & rs_bytes_before_nul(hi) : 0;
+}
+
+/*
  * The process, thread and comm filters; for collectors that apply the
  * cgroup filter to something other than the current task (the cgroup a
  * reclaim request targets).

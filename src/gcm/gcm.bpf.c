@@ -326,9 +326,11 @@ static __always_inline void count_agg(const struct gcm_call *c, __u8 result, __u
 		.kind = RS_GCM_AGG_COUNTERS,
 		.slot = rs_log2_slot(c->m.payload),
 	};
+	__u64 comm[RS_COMM_LEN / 8];
 	struct rs_total_val *v;
 
-	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	rs_current_comm(comm);
+	__builtin_memcpy(key.comm, comm, sizeof(key.comm));
 	v = agg_row(&key);
 	if (!v)
 		return;
