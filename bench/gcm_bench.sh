@@ -132,8 +132,9 @@ done
 # ringside's own floors: no-op programs placed and linked as ringside's are
 # (uprobe_multi, a session skipping its return), from bench/probe_floor: the
 # agent's one finish session, the same with its read, and `ringside gcm`'s
-# two hits (an entry on setiv for the message's start, the finish session).
-declare -A fs fr fg
+# two hits (an entry on setiv for the message's start, the finish session),
+# and those with the read.
+declare -A fs fr fg fgr
 floor_run() {	# mode, array to fill
 	baseline "$2"
 	mkfifo "$tmp/floor.in"
@@ -152,6 +153,7 @@ if [ -x "$OUT/bench/probe_floor" ]; then
 	floor_run session fs
 	floor_run session-read fr
 	floor_run records fg
+	floor_run records-read fgr
 fi
 
 printf '%-8s %11s %11s %11s %11s %11s %8s %8s %8s %8s\n' size untraced ringside agent bpftrace bt_count \
@@ -166,7 +168,7 @@ done
 # ns a message costs more under tracer NAME whose 16 B rate is OPS than in its baseline.
 added() { awk -v b=${base[$1:16]} -v r=$2 'BEGIN{printf "%.0f", 1e9/r-1e9/b}'; }
 echo "the untraced baselines at 16 B, in order: ${base[rs:16]} ${base[ag:16]} ${base[bt:16]} ${base[btc:16]}" \
-	"${base[f1:16]} ${base[f2:16]} ${base[fs:16]:-} ${base[fr:16]:-} ${base[fg:16]:-} ops/s"
+	"${base[f1:16]} ${base[f2:16]} ${base[fs:16]:-} ${base[fr:16]:-} ${base[fg:16]:-} ${base[fgr:16]:-} ops/s"
 echo "added ns per message at 16 B: ringside $(added rs ${rs[16]}), agent $(added ag ${ag[16]})," \
 	"bpftrace $(added bt ${bt[16]}), bpftrace count $(added btc ${btc[16]})"
 echo "the agent counted $ag_ops messages (its own /metrics)"
@@ -188,13 +190,15 @@ if [ -n "${fg[16]:-}" ]; then
 	awk -v e=$(added fg ${fg[16]}) -v g=$(added rs ${rs[16]}) 'BEGIN {
 		printf "ringside gcm'"'"'s own floor at 16 B, its two hits as no-ops (setiv entry, finish session): %.0f ns\n", e
 		printf "ringside gcm, timing every message into kernel histograms (+%.0f ns), is %.2fx that floor\n", g, g / e }'
+	[ -n "${fgr[16]:-}" ] && awk -v e=$(added fgr ${fgr[16]}) -v g=$(added rs ${rs[16]}) 'BEGIN {
+		printf "the same two hits with the 16-byte read its counts need: %.0f ns; ringside gcm is %.2fx that\n", e, g / e }'
 	head -1 "$tmp/records.out"
 fi
 if [ -n "${paired[fg]:-}" ] && [ -n "${paired[fs]:-}" ]; then
 	awk -v n="$PAIRS" -v rs="${paired[rs]}" -v ag="${paired[ag]}" -v fs="${paired[fs]}" \
-		-v fr="${paired[fr]}" -v fg="${paired[fg]}" 'BEGIN {
-		printf "paired at 16 B (medians of %d alternations with an untraced copy of libcrypto): ringside gcm +%.0f ns against its floor +%.0f ns: %.2fx; agent +%.0f ns against +%.0f (no-op session): %.2fx, +%.0f (with its read): %.2fx\n",
-			n, rs, fg, rs / fg, ag, fs, ag / fs, fr, ag / fr }'
+		-v fr="${paired[fr]}" -v fg="${paired[fg]}" -v fgr="${paired[fgr]:-0}" 'BEGIN {
+		printf "paired at 16 B (medians of %d alternations with an untraced copy of libcrypto): ringside gcm +%.0f ns against its floor +%.0f ns: %.2fx (+%.0f with the read: %.2fx); agent +%.0f ns against +%.0f (no-op session): %.2fx, +%.0f (with its read): %.2fx\n",
+			n, rs, fg, rs / fg, fgr, fgr ? rs / fgr : 0, ag, fs, ag / fs, fr, ag / fr }'
 fi
 ops=$(awk '/openssl/ && /seal/ {s += $6} END {print s + 0}' "$tmp/rs.out")
 echo "ringside counted $ops seals while tracing (summary rows of its own output)"

@@ -11,6 +11,7 @@
  *	entry         a plain entry on CRYPTO_gcm128_finish
  *	records       an entry on CRYPTO_gcm128_setiv and the finish session:
  *	              the two hits of `ringside gcm` (a record, with latency)
+ *	records-read  the same, the finish session with the 16-byte read
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -72,14 +73,14 @@ int main(int argc, char **argv)
 		return 1;
 	if (!strcmp(mode, "session") || !strcmp(mode, "records"))
 		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_finish", skel->progs.floor_session, true };
-	else if (!strcmp(mode, "session-read"))
+	else if (!strcmp(mode, "session-read") || !strcmp(mode, "records-read"))
 		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_finish", skel->progs.floor_session_read, true };
 	else if (!strcmp(mode, "entry"))
 		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_finish", skel->progs.floor_entry, false };
-	if (!strcmp(mode, "records"))
+	if (!strcmp(mode, "records") || !strcmp(mode, "records-read"))
 		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_setiv", skel->progs.floor_entry, false };
 	if (argc != 2 || !nr) {
-		fprintf(stderr, "usage: probe_floor session|session-read|entry|records  (holds the probes until stdin closes)\n");
+		fprintf(stderr, "usage: probe_floor session|session-read|entry|records|records-read  (holds the probes until stdin closes)\n");
 		return 2;
 	}
 	lib = dlopen("libcrypto.so.3", RTLD_NOW);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Start-up and footprint: time from exec to each command's "tracing" line and
 # its RSS (steady, and the peak the kernel recorded), beside bpftrace's time
-# to attach an equivalent probe set, in one run. Medians of 5 starts.
+# to attach an equivalent probe set, in one run. Medians of 5 starts, the
+# rows taken in turn.
 set -u
 OUT=${OUT:-build}
 RINGSIDE=${RINGSIDE:-$OUT/ringside}
@@ -83,11 +84,16 @@ rows = [
 print("| command | to the tracing line (median of 5) | steady RSS | peak RSS |")
 print("|---|---|---|---|")
 medians = {}
-for name, cmd, marker, stream, env in rows:
-    runs = [start(cmd, marker, stream, env) for _ in range(5)]
-    medians[name] = median([r[0] for r in runs])
+# Round-robin, five rounds: a drift of the machine's speed within the run
+# falls on every row alike, not on whichever rows ran while it lasted.
+runs = {name: [] for name, *_ in rows}
+for _ in range(5):
+    for name, cmd, marker, stream, env in rows:
+        runs[name].append(start(cmd, marker, stream, env))
+for name, *_ in rows:
+    medians[name] = median([r[0] for r in runs[name]])
     print("| %s | %.0f ms | %.1f MB | %.1f MB |" % (name, medians[name] * 1000,
-          median([r[1] for r in runs]) / 1024, median([r[2] for r in runs]) / 1024))
+          median([r[1] for r in runs[name]]) / 1024, median([r[2] for r in runs[name]]) / 1024))
 # The goal: at most a third of bpftrace's time on the same probes.
 print()
 for ours, theirs in (("ringside gcm -l libcrypto", "bpftrace, OpenSSL GCM probes"),
