@@ -247,6 +247,8 @@ static __always_inline __u8 rs_log2_slot(__u64 v)
  * Reserve a record and fill its header from the current task. A failed
  * reservation is counted so the user sees "N events lost", never silence.
  */
+_Static_assert(__builtin_offsetof(struct rs_event_hdr, comm) % 8 == 0, "comm is stored as two u64");
+
 static __always_inline void *rs_reserve(__u32 size, __u16 type)
 {
 	struct rs_event_hdr *hdr = bpf_ringbuf_reserve(&events, size, 0);
@@ -264,7 +266,7 @@ static __always_inline void *rs_reserve(__u32 size, __u16 type)
 	hdr->cpu = bpf_get_smp_processor_id();
 	hdr->ts_ns = bpf_ktime_get_ns();
 	hdr->cgroup_id = bpf_get_current_cgroup_id();
-	bpf_get_current_comm(hdr->comm, sizeof(hdr->comm));
+	rs_current_comm((__u64 *)hdr->comm);	/* at offset 32 of an 8-aligned record */
 	return hdr;
 }
 
