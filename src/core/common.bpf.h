@@ -117,35 +117,15 @@ static __noinline __attribute__((unused)) bool rs_cgroup_matches(void)
 }
 
 /*
- * Both names are NUL-padded to 16 bytes (the helper pads; the filter is
- * strncpy'd into zeroed memory), so equal names are four equal words. The
- * byte loop this replaces was ~70 ns of a 150 ns probe on every hit.
- */
-static __always_inline bool rs_comm_matches(void)
-{
-	__u32 comm[RS_COMM_LEN / 4];
-	const volatile __u32 *want = (const volatile __u32 *)rs_filter.comm;	/* 4-byte aligned */
-	const __u32 *own = (const __u32 *)bpf_get_current_task_btf()->comm;
-
-	/*
-	 * The task's own name, read in place: the kernel pads it with NULs
-	 * when it sets it, so a match is a match. Anything else is asked of
-	 * the helper, which pads its copy itself, before it counts as not
-	 * matching (20-30 ns a hit saved where most hits match).
-	 */
-	if (own[0] == want[0] && own[1] == want[1] && own[2] == want[2] && own[3] == want[3])
-		return true;
-	bpf_get_current_comm(comm, sizeof(comm));
-	return comm[0] == want[0] && comm[1] == want[1] && comm[2] == want[2] && comm[3] == want[3];
-}
-
-/*
  * The current task's name as bpf_get_current_comm() gives it (NUL-padded),
- * read in place: two loads and a mask instead of a helper's copy. The mask
- * keeps the bytes before the first NUL, since a kernel that does not pad
- * comm when it sets one leaves the old name's bytes after it; the lowest
- * byte flagged by the zero-byte test is exact (the borrow only reaches
- * bytes above a zero).
+ * read in place: two loads and a mask instead of the helper's copy (20-30
+ * ns a call here). The mask keeps the bytes before the first NUL, since a
+ * kernel that does not pad comm when it sets one (6.1's strlcpy) leaves the
+ * old name's bytes after it; the lowest byte the zero-byte test flags is
+ * exact (its borrow only reaches bytes above a zero). An object that must
+ * load without the kernel's BTF (the feature probes: libbpf 1.1 parses it
+ * anew, megabytes, for each object that needs it) defines RS_NO_KERNEL_BTF
+ * and asks the helper.
  */
 static __always_inline __u64 rs_bytes_before_nul(__u64 v)
 {
@@ -156,11 +136,30 @@ static __always_inline __u64 rs_bytes_before_nul(__u64 v)
 
 static __always_inline void rs_current_comm(__u64 out[RS_COMM_LEN / 8])
 {
+#ifdef RS_NO_KERNEL_BTF
+	bpf_get_current_comm(out, RS_COMM_LEN);
+#else
 	const __u64 *own = (const __u64 *)bpf_get_current_task_btf()->comm;
 	__u64 lo = own[0], hi = own[1], keep = rs_bytes_before_nul(lo);
 
 	out[0] = lo & keep;
 	out[1] = keep == ~0ULL ? hi & rs_bytes_before_nul(hi) : 0;
+#endif
+}
+
+/*
+ * Both names are NUL-padded to 16 bytes (rs_current_comm() pads; the filter
+ * is strncpy'd into zeroed memory), so equal names are four equal words.
+ * The byte loop this replaces was ~70 ns of a 150 ns probe on every hit.
+ */
+static __always_inline bool rs_comm_matches(void)
+{
+	const volatile __u32 *want = (const volatile __u32 *)rs_filter.comm;	/* 4-byte aligned */
+	__u64 comm[RS_COMM_LEN / 8];
+	const __u32 *have = (const __u32 *)comm;
+
+	rs_current_comm(comm);
+	return have[0] == want[0] && have[1] == want[1] && have[2] == want[2] && have[3] == want[3];
 }
 
 /*

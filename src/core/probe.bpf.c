@@ -11,6 +11,7 @@
  * anew for every object load that needs it, and the probes are loaded on
  * every start.
  */
+#define RS_NO_KERNEL_BTF	/* the records' comm from the helper, not CO-RE */
 #include "common.bpf.h"
 
 __u64 tp_hits;
