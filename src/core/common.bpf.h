@@ -248,16 +248,11 @@ static __always_inline __u8 rs_log2_slot(__u64 v)
  */
 _Static_assert(__builtin_offsetof(struct rs_event_hdr, comm) % 8 == 0, "comm is stored as two u64");
 
-static __always_inline void *rs_reserve(__u32 size, __u16 type)
+/* A record's header, from the current task. */
+static __always_inline void rs_hdr_fill(struct rs_event_hdr *hdr, __u32 size, __u16 type)
 {
-	struct rs_event_hdr *hdr = bpf_ringbuf_reserve(&events, size, 0);
-	__u64 id;
+	__u64 id = bpf_get_current_pid_tgid();
 
-	if (!hdr) {
-		rs_count_drop();
-		return NULL;
-	}
-	id = bpf_get_current_pid_tgid();
 	hdr->type = type;
 	hdr->size = size;
 	hdr->tgid = id >> 32;
@@ -266,6 +261,21 @@ static __always_inline void *rs_reserve(__u32 size, __u16 type)
 	hdr->ts_ns = bpf_ktime_get_ns();
 	hdr->cgroup_id = bpf_get_current_cgroup_id();
 	rs_current_comm((__u64 *)hdr->comm);	/* at offset 32 of an 8-aligned record */
+}
+
+/*
+ * Reserve a record and fill its header from the current task. A failed
+ * reservation is counted so the user sees "N events lost", never silence.
+ */
+static __always_inline void *rs_reserve(__u32 size, __u16 type)
+{
+	struct rs_event_hdr *hdr = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!hdr) {
+		rs_count_drop();
+		return NULL;
+	}
+	rs_hdr_fill(hdr, size, type);
 	return hdr;
 }
 
@@ -281,10 +291,10 @@ static __always_inline void *rs_reserve(__u32 size, __u16 type)
 __u64 rs_woken_at_prod;
 
 /*
- * Submit a record; wake the reader only when enough has piled up, or at
- * once for urgent records (rare and meant to be seen now).
+ * The flags a record goes in with: wake the reader only when enough has
+ * piled up, or at once for urgent records (rare and meant to be seen now).
  */
-static __always_inline void rs_submit(void *rec, bool urgent)
+static __always_inline __u64 rs_wakeup_flags(bool urgent)
 {
 	__u64 flags = 0, prod;
 
@@ -305,7 +315,26 @@ static __always_inline void rs_submit(void *rec, bool urgent)
 			}
 		}
 	}
-	bpf_ringbuf_submit(rec, flags);
+	return flags;
+}
+
+/* Submit a record rs_reserve() gave. */
+static __always_inline void rs_submit(void *rec, bool urgent)
+{
+	bpf_ringbuf_submit(rec, rs_wakeup_flags(urgent));
+}
+
+/*
+ * Queue a record drafted in map memory, its header filled here: the helper
+ * copies it. A large record copied by the program instead is an unrolled
+ * load and store per 8 bytes, which the verifier walks in every program
+ * that queues one. A full ring is counted, as rs_reserve() counts it.
+ */
+static __always_inline void rs_output(struct rs_event_hdr *rec, __u32 size, __u16 type, bool urgent)
+{
+	rs_hdr_fill(rec, size, type);
+	if (bpf_ringbuf_output(&events, rec, size, rs_wakeup_flags(urgent)))
+		rs_count_drop();
 }
 
 #endif /* RINGSIDE_COMMON_BPF_H */

@@ -299,7 +299,6 @@ static __always_inline void count_trigger(const struct rcl_state *st, __u64 ns)
 
 static __always_inline void emit(struct rcl_state *st)
 {
-	struct rs_reclaim_event *ev;
 	/* One clock reading: the totals, the agent's rows and the record agree. */
 	__u64 ns = bpf_ktime_get_ns() - st->start_ns;
 
@@ -309,14 +308,9 @@ static __always_inline void emit(struct rcl_state *st)
 		count_trigger(st, ns);
 		return;
 	}
-	ev = rs_reserve(sizeof(*ev), RS_EV_RECLAIM);
-	if (!ev)
-		return;
-	/* Everything after the header comes from the task's draft. */
-	__builtin_memcpy((char *)ev + sizeof(ev->hdr), (char *)&st->ev + sizeof(st->ev.hdr),
-			 sizeof(*ev) - sizeof(ev->hdr));
-	ev->duration_ns = ns;
-	rs_submit(ev, false);
+	/* The task's draft is the record: the helper copies it whole. */
+	st->ev.duration_ns = ns;
+	rs_output(&st->ev.hdr, sizeof(st->ev), RS_EV_RECLAIM, false);
 }
 
 static __always_inline int begin(void *ctx, bool global)
