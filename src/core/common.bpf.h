@@ -242,10 +242,6 @@ static __always_inline __u8 rs_log2_slot(__u64 v)
 	return r + 1;
 }
 
-/*
- * Reserve a record and fill its header from the current task. A failed
- * reservation is counted so the user sees "N events lost", never silence.
- */
 _Static_assert(__builtin_offsetof(struct rs_event_hdr, comm) % 8 == 0, "comm is stored as two u64");
 
 /* A record's header, from the current task. */
