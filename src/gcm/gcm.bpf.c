@@ -389,23 +389,24 @@ static __always_inline void hist_add(struct rs_gcm_hist_key *key, __u16 kind, __
  * updated per message instead of that and a totals row. An untimed message
  * (counting only) is slot 0, as its record's 0 ns was. The row's first
  * message of a slot notes the process's name, for a summary after it exits.
- * row: lib_id | libdir << 32 | key_bits << 48. Nonzero when the latency row
+ * row: lib_id | libdir << 32 | key_bits << 48; who: tgid | result << 32 (the
+ * caller often knows the tgid: a helper call saved). Nonzero when the latency row
  * could not be made: the caller counts the message in the totals map. A
  * global function, so the verifier checks it once per program: inlined at
  * each place a program ends a message, it made four programs' loads 4-8 ms
  * each instead of 1.
  */
-__noinline int gcm_hist_message(__u64 row, __u64 latency, __u64 payload, __u64 aad, __u64 result)
+__noinline int gcm_hist_message(__u64 row, __u64 latency, __u64 payload, __u64 aad, __u64 who)
 {
 	struct rs_gcm_hist_key key = {
-		.tgid = bpf_get_current_pid_tgid() >> 32,
+		.tgid = (__u32)who,
 		.lib_id = (__u32)row,
 		.libdir = (__u16)(row >> 32),
 		.key_bits = (__u16)(row >> 48),
 		.kind = RS_GCM_HIST_LATENCY,
 	};
 	__u64 epoch = gcm_hist_epoch << 48, max;
-	__u8 s = rs_log2_slot(latency);
+	__u8 s = rs_log2_slot(latency), result = (__u8)(who >> 32);
 	struct rs_total_val *v;
 	int missed = 0;
 
@@ -439,10 +440,11 @@ __noinline int gcm_hist_message(__u64 row, __u64 latency, __u64 payload, __u64 a
 }
 
 /* The exact count of every completed message, whether or not its record fits the ring. */
-static __always_inline void count_total(const struct gcm_call *c, __u8 result, __u64 latency)
+static __always_inline void count_total(const struct gcm_call *c, __u8 result, __u64 latency,
+					__u32 tgid)
 {
 	struct rs_total_key key = {
-		.tgid = bpf_get_current_pid_tgid() >> 32,
+		.tgid = tgid,
 		.k1 = c->lib_id,
 		.k2 = c->lib | (__u32)c->m.dir << 8,
 		.k3 = c->m.key_bits,
@@ -486,8 +488,13 @@ static __always_inline void copy_stack(struct pt_regs *ctx, struct rs_stack_copy
 	sc->len = i * RS_STACK_PAGE;
 }
 
-static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
-				 __u8 result, __s32 rc)
+/*
+ * A message ended: counted, and a record where one is asked for. tgid: the
+ * caller's, where it has read it already; 0 (no traced task has it): read
+ * here if a row needs it.
+ */
+static __always_inline void emit_tgid(struct pt_regs *ctx, const struct gcm_call *c,
+				      __u8 result, __s32 rc, __u32 tgid)
 {
 	struct rs_gcm_event *ev;
 	__u32 size = sizeof(*ev);
@@ -499,17 +506,19 @@ static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 	} else {
 		__u64 latency = msg_latency_now(c);
 
+		if (!tgid)
+			tgid = bpf_get_current_pid_tgid() >> 32;
 		if (kernel_hist) {
 			__u64 libdir = c->lib | (__u16)c->m.dir << 8;
 
 			/* Its latency row holds its totals; without one, the totals map does. */
 			if (gcm_hist_message(c->lib_id | libdir << 32 | (__u64)c->m.key_bits << 48,
-					     latency, c->m.payload, c->m.aad, result))
-				count_total(c, result, latency);
+					     latency, c->m.payload, c->m.aad, tgid | (__u64)result << 32))
+				count_total(c, result, latency, tgid);
 			if (result != RS_GCM_TAG_FAIL)
 				return;
 		} else {
-			count_total(c, result, latency);
+			count_total(c, result, latency, tgid);
 		}
 	}
 
@@ -546,6 +555,11 @@ static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c,
 		ev->flags |= RS_GCM_F_STACK_COPY;
 	}
 	rs_submit(ev, result == RS_GCM_TAG_FAIL);
+}
+
+static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c, __u8 result, __s32 rc)
+{
+	emit_tgid(ctx, c, result, rc, 0);
 }
 
 /* ---- shared return probes --------------------------------------------- */
@@ -670,10 +684,11 @@ int BPF_KPROBE(gcm_ossl_decrypt, void *gctx)
 }
 
 /*
- * The message finish(gctx, tag) ends, into c; false when it is not traced.
+ * The message finish(gctx, tag) ends, into c; returns the process's tgid
+ * (read for the context's key), 0 when the message is not traced.
  * CRYPTO_gcm128_tag() calls finish(ctx, NULL, 0): a NULL tag means seal.
  */
-static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, void *gctx, const void *tag,
+static __always_inline __u32 ossl_finish_msg(struct pt_regs *ctx, void *gctx, const void *tag,
 					    struct gcm_call *c)
 {
 	/* The key's lib_id is the attach cookie, a helper call: read once, used twice. */
@@ -683,12 +698,12 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, void *gctx, con
 
 	if (!m && count_only) {
 		if (!rs_filter_pass())
-			return false;
+			return 0;
 		handle_new(ctx, (__u64)gctx, 0, RS_GCM_F_KEY_UNKNOWN);
 		m = msg_of(ctx, (__u64)gctx);
 	}
 	if (!m || (!m->active && !count_only))
-		return false;
+		return 0;
 	m->active = 0;
 	/*
 	 * The caller is for a record, read here where setiv did not: counting
@@ -704,7 +719,7 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, void *gctx, con
 	call_fill_id(c, m, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH, k.lib_id);
 	if (count_only)
 		m->dir = RS_GCM_DIR_UNKNOWN;	/* what setiv resets otherwise */
-	return true;
+	return k.tgid;
 }
 
 /* Park the message finish() ends until its return gives the result. */
@@ -757,6 +772,7 @@ SEC("uprobe")
 int BPF_KPROBE(gcm_ossl_fin_session, void *gctx, const void *tag)
 {
 	struct gcm_call c;
+	__u32 tgid;
 
 	if (bpf_session_is_return()) {
 		ossl_finish_done(ctx, (int)PT_REGS_RC(ctx));
@@ -767,8 +783,10 @@ int BPF_KPROBE(gcm_ossl_fin_session, void *gctx, const void *tag)
 		return 0;	/* the tag check's result comes at return */
 	}
 	/* Ended here, never parked: no task storage on the path most messages take. */
-	if (ossl_finish_msg(ctx, gctx, tag, &c))
-		emit(ctx, &c, gcm_end_result(RS_GCM_LIB_OPENSSL, GCM_END_OSSL_FINISH, c.m.dir, -1), -1);
+	tgid = ossl_finish_msg(ctx, gctx, tag, &c);
+	if (tgid)
+		emit_tgid(ctx, &c, gcm_end_result(RS_GCM_LIB_OPENSSL, GCM_END_OSSL_FINISH, c.m.dir, -1),
+			  -1, tgid);
 	return 1;		/* nothing to wait for: no return probe */
 }
 
