@@ -190,16 +190,22 @@ static __always_inline void msg_begin(struct pt_regs *ctx, struct gcm_msg *m)
  * `openssl speed` re-keys its context for every message, against a
  * lookup's tens of ns).
  */
-static __always_inline void handle_new(void *ctx, __u64 handle, __u16 key_bits, __u8 flags)
+static __always_inline void handle_new_at(void *ctx, __u64 handle, __u16 key_bits, __u8 flags,
+					  __u64 start_ns)
 {
 	struct gcm_hkey k = hkey(ctx, handle);
-	struct gcm_msg m = { .key_bits = key_bits, .flags = flags };
+	struct gcm_msg m = { .start_ns = start_ns, .key_bits = key_bits, .flags = flags };
 	struct gcm_msg *old = bpf_map_lookup_elem(&gcm_handles, &k);
 
 	if (old)
 		*old = m;
 	else
 		bpf_map_update_elem(&gcm_handles, &k, &m, BPF_ANY);
+}
+
+static __always_inline void handle_new(void *ctx, __u64 handle, __u16 key_bits, __u8 flags)
+{
+	handle_new_at(ctx, handle, key_bits, flags, 0);
 }
 
 static __always_inline void handle_drop(void *ctx, __u64 handle)
@@ -251,10 +257,33 @@ const volatile bool agent_mode = false;
  */
 const volatile bool count_only = false;
 
-/* Was this message timed? Counting only, OpenSSL's start is not probed. */
+/*
+ * Kernel histograms: summaries draw latency (and, with size_hist, payload
+ * size) from these rows instead of a record per message, so they cover
+ * every message however fast they come, and a message costs no ring
+ * record unless its tag failed.
+ */
+const volatile bool kernel_hist = false;
+const volatile bool size_hist = false;
+
+/*
+ * OpenSSL's message starts are marked per CPU (ossl_mark_start()) where
+ * only the kernel's rows take the latency: the summary without --events,
+ * and the agent, when they time messages. --events keeps the start in the
+ * context's entry.
+ */
+static __always_inline bool ossl_marks(void)
+{
+	return (kernel_hist || agent_mode) && !count_only;
+}
+
+/*
+ * Was this message timed? Counting only, OpenSSL's start is not probed;
+ * with per-CPU marks, a message whose mark was not found has none (0).
+ */
 static __always_inline bool msg_timed(const struct gcm_call *c)
 {
-	return !(count_only && c->lib == RS_GCM_LIB_OPENSSL);
+	return !(count_only && c->lib == RS_GCM_LIB_OPENSSL) && c->m.start_ns;
 }
 
 /* A message's duration; 0 where nothing marked its start (counting only). */
@@ -336,19 +365,12 @@ static __always_inline void count_agg(const struct gcm_call *c, __u8 result, __u
 		return;
 	add_counts(v, c, result, latency);
 	/* Latency goes with the row the counters went to (comm, or other);
-	 * counting only, nothing was timed: no latency rows to update. */
-	if (!count_only)
+	 * counting only, or a start not seen, nothing was timed: the latency
+	 * histogram counts the timed messages. */
+	if (!count_only && msg_timed(c))
 		agg_slot(&key, RS_GCM_AGG_LATENCY, latency);
 }
 
-/*
- * Kernel histograms: summaries draw latency (and, with size_hist, payload
- * size) from these rows instead of a record per message, so they cover
- * every message however fast they come, and a message costs no ring
- * record unless its tag failed.
- */
-const volatile bool kernel_hist = false;
-const volatile bool size_hist = false;
 /* The reader's epoch: it bumps it each time it takes the latency slots' maxima (their c[1]). */
 __u64 gcm_hist_epoch;
 
@@ -508,7 +530,12 @@ static __always_inline void emit_tgid(struct pt_regs *ctx, const struct gcm_call
 
 		if (!tgid)
 			tgid = bpf_get_current_pid_tgid() >> 32;
-		if (kernel_hist) {
+		if (kernel_hist && !count_only && !msg_timed(c)) {
+			/* Untimed: in the totals map, so the percentiles say whom they cover. */
+			count_total(c, result, latency, tgid);
+			if (result != RS_GCM_TAG_FAIL)
+				return;
+		} else if (kernel_hist) {
 			__u64 libdir = c->lib | (__u16)c->m.dir << 8;
 
 			/* Its latency row holds its totals; without one, the totals map does. */
@@ -645,7 +672,69 @@ int BPF_KPROBE(gcm_ossl_init, void *gctx, void *key)
 	case 13: case 14: bits = 256; break;
 	default: bits = 0;
 	}
-	handle_new(ctx, (__u64)gctx, bits, 0);
+	/* With per-CPU marks, the time of the key is the context's first
+	 * bound: a mark older than it is another context's (ossl_mark_of()). */
+	handle_new_at(ctx, (__u64)gctx, bits, 0, ossl_marks() ? bpf_ktime_get_ns() : 0);
+	return 0;
+}
+
+/*
+ * A message's start, marked on this CPU: which thread, which context, when.
+ * One slot, overwritten by the next IV set on the CPU. The finish takes it
+ * when it is its own (ossl_mark_of()); a thread that moved CPU meanwhile,
+ * or set the IV of another context in between, ends an untimed message,
+ * counted as exactly and left out of the latency rows (said in the
+ * summary). This replaces, on every message, the setiv's hash lookup of
+ * the context and its helper calls (filter, cookie): setiv 206 -> 123 ns.
+ */
+struct gcm_mark {
+	__u64 pid_tgid;
+	__u64 handle;
+	__u64 start_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gcm_mark);
+} gcm_marks SEC(".maps");
+
+/*
+ * Unfiltered: a mark counts nothing, and the finish filters as a message
+ * ends (its context was made by a filtered init, or is made there).
+ */
+static __always_inline void ossl_mark_start(void *gctx)
+{
+	__u32 zero = 0;
+	struct gcm_mark *mk = bpf_map_lookup_elem(&gcm_marks, &zero);
+
+	if (!mk)
+		return;
+	mk->pid_tgid = bpf_get_current_pid_tgid();
+	mk->handle = (__u64)gctx;
+	mk->start_ns = bpf_ktime_get_ns();
+}
+
+/*
+ * The start of the message m's finish ends, 0 when none was seen. A mark
+ * is this message's if this thread made it on this context after the last
+ * bound: the key's time, or the previous message's mark or end, which
+ * m->start_ns holds with marks. A mark left on another CPU by a thread
+ * that moved is older than that bound, never taken for a later message.
+ */
+static __always_inline __u64 ossl_mark_of(struct gcm_msg *m, __u64 pid_tgid, void *gctx)
+{
+	__u32 zero = 0;
+	struct gcm_mark *mk = bpf_map_lookup_elem(&gcm_marks, &zero);
+
+	if (mk && mk->pid_tgid == pid_tgid && mk->handle == (__u64)gctx &&
+	    mk->start_ns > m->start_ns) {
+		m->start_ns = mk->start_ns;
+		return mk->start_ns;
+	}
+	/* Untimed: whatever marks were made before now are stale from here. */
+	m->start_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -654,6 +743,10 @@ int BPF_KPROBE(gcm_ossl_setiv, void *gctx)
 {
 	struct gcm_msg *m;
 
+	if (ossl_marks()) {
+		ossl_mark_start(gctx);
+		return 0;
+	}
 	if (!rs_filter_pass())
 		return 0;
 	m = msg_of(ctx, (__u64)gctx);
@@ -678,7 +771,7 @@ int BPF_KPROBE(gcm_ossl_decrypt, void *gctx)
 {
 	struct gcm_msg *m = msg_of(ctx, (__u64)gctx);
 
-	if (m && (m->active || count_only))
+	if (m && (m->active || count_only || ossl_marks()))
 		m->dir = RS_GCM_OPEN;
 	return 0;
 }
@@ -692,33 +785,46 @@ static __always_inline __u32 ossl_finish_msg(struct pt_regs *ctx, void *gctx, co
 					    struct gcm_call *c)
 {
 	/* The key's lib_id is the attach cookie, a helper call: read once, used twice. */
-	struct gcm_hkey k = hkey(ctx, (__u64)gctx);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct gcm_hkey k = {
+		.tgid = pid_tgid >> 32,
+		.lib_id = (__u32)bpf_get_attach_cookie(ctx),
+		.handle = (__u64)gctx,
+	};
 	struct gcm_msg *m = bpf_map_lookup_elem(&gcm_handles, &k);
-	__u64 len[2] = {};
+	/* Every finish ends a message where setiv is not probed or only marks. */
+	bool every_finish = count_only || ossl_marks();
+	__u64 len[2] = {}, start_ns = 0;
 
-	if (!m && count_only) {
+	if (!m && every_finish) {
 		if (!rs_filter_pass())
 			return 0;
-		handle_new(ctx, (__u64)gctx, 0, RS_GCM_F_KEY_UNKNOWN);
+		/* Its start, if marked, came before its context was known: untimed. */
+		handle_new_at(ctx, (__u64)gctx, 0, RS_GCM_F_KEY_UNKNOWN,
+			      ossl_marks() ? bpf_ktime_get_ns() : 0);
 		m = msg_of(ctx, (__u64)gctx);
 	}
-	if (!m || (!m->active && !count_only))
+	if (!m || (!m->active && !every_finish))
 		return 0;
 	m->active = 0;
+	if (ossl_marks())
+		start_ns = ossl_mark_of(m, pid_tgid, gctx);
 	/*
 	 * The caller is for a record, read here where setiv did not: counting
-	 * only (setiv not probed), or a checked tag when only a failed one
-	 * makes a record (agent mode, the kernel's summary).
+	 * only (setiv not probed) or marking, for a checked tag when only a
+	 * failed one makes a record (agent mode, the kernel's summary).
 	 */
-	if ((count_only && (!agent_mode || tag)) || (kernel_hist && tag))
+	if ((count_only && !agent_mode) || (every_finish && tag))
 		m->caller = return_address(ctx);
 	bpf_probe_read_user(len, sizeof(len), gctx + OSSL_GCM_LEN_OFF);
 	m->aad = len[0];
 	m->payload = len[1];
 	m->dir = gcm_end_dir(GCM_END_OSSL_FINISH, m->dir, 0, tag != NULL);
 	call_fill_id(c, m, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH, k.lib_id);
-	if (count_only)
+	if (every_finish) {
+		c->m.start_ns = start_ns;	/* m->start_ns is the marks' bound */
 		m->dir = RS_GCM_DIR_UNKNOWN;	/* what setiv resets otherwise */
+	}
 	return k.tgid;
 }
 

@@ -126,7 +126,9 @@ stopped_tracer() {
 	rs=$!
 	wait_for "$tmp/$name.err" 'tracing AES-GCM'
 	kill -STOP "$rs"
-	"$RS_PROGS/gcm_workload" --seal-loop 16 1 2>"$tmp/sealed" >/dev/null
+	# On one CPU: a start is marked per CPU, and a thread that moves between
+	# its IV and its tag ends an untimed message (counted all the same).
+	taskset -c 0 "$RS_PROGS/gcm_workload" --seal-loop 16 1 2>"$tmp/sealed" >/dev/null
 	kill -CONT "$rs"
 	kill -INT "$rs"; wait "$rs"; rc=$?
 }
@@ -174,5 +176,30 @@ print("%d seals, all timed" % sealed, file=sys.stderr)
 PY
 	pass "summary_latency_in_kernel ($(cat "$tmp/khist.chk"))" ||
 	fail summary_latency_in_kernel "$(tail -1 "$tmp/khist.chk")"
+# A context's IV set while another's message is open: the first message is
+# counted but untimed (its start mark was the other's), and the run says so.
+"$RINGSIDE" gcm --comm gcm_workload --json >"$tmp/il.json" 2>"$tmp/il.err" &
+rs=$!
+wait_for "$tmp/il.err" 'tracing AES-GCM'
+taskset -c 0 "$RS_PROGS/gcm_workload" --interleave 500 2>"$tmp/sealed" >/dev/null
+"$RINGSIDE" gcm --comm gcm_workload >"$tmp/il.txt" 2>"$tmp/il_txt.err" &
+rs2=$!
+wait_for "$tmp/il_txt.err" 'tracing AES-GCM'
+taskset -c 0 "$RS_PROGS/gcm_workload" --interleave 500 2>/dev/null >/dev/null
+kill -INT "$rs" "$rs2"; wait "$rs"; rc=$?; wait "$rs2"; rc2=$?
+python3 - "$tmp/il.json" "$(awk '/^sealed/ {print $2}' "$tmp/sealed")" <<'PY' 2>"$tmp/il.chk" &&
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+sealed = int(sys.argv[2])
+summ = [r for r in rows if r["type"] == "gcm_summary" and r["scope"] == "run"]
+ops = sum(r["ops"] for r in summ)
+timed = sum(r["records"] for r in summ)
+assert sealed == 1000 and ops == 2000, "ops %d for two runs of %d seals" % (ops, sealed)
+assert timed == 1000, "%d of %d timed, want every second one" % (timed, ops)
+print("%d seals, %d timed" % (ops, timed), file=sys.stderr)
+PY
+	[ "$rc" = 0 ] && [ "$rc2" = 0 ] && grep -q ' 1000 .*(latency from 500 of 1000: start of the rest not seen)$' "$tmp/il.txt" &&
+	pass "summary_untimed_counted_and_said ($(cat "$tmp/il.chk"))" ||
+	fail summary_untimed_counted_and_said "rc=$rc/$rc2 $(tail -1 "$tmp/il.chk"); $(tail -1 "$tmp/il.txt")"
 [ "$(our_bpf_progs_settled)" = 0 ] && pass filters_nothing_left || fail filters_nothing_left "$(our_bpf_progs_settled) programs"
 json_lines_valid session_filters_json_lines_valid "$tmp"/*.json

@@ -12,6 +12,9 @@
  * Usage: gcm_workload [--wait] [--hold] [--exec-after] [--rounds N] [--only LIST]
  *        gcm_workload --seal-loop SIZE SECONDS   (benchmark: prints ops/s,
  *                                                  and "sealed N" on stderr)
+ *        gcm_workload --interleave N   (N pairs of OpenSSL seals on two
+ *                                        contexts, the second's IV set before
+ *                                        the first's tag: "sealed 2N")
  *        gcm_workload --names N   (one OpenSSL seal under each of N process
  *                                  names n00000..: label sets for an agent)
  *   --wait: print "ready PID" and wait for SIGUSR1 before starting.
@@ -510,6 +513,38 @@ static int seal_loop(size_t len, double secs)
 	return 0;
 }
 
+/*
+ * Seals on contexts a and b, interleaved: a's IV and AAD, b's IV and AAD,
+ * a's data and tag, b's data and tag. OpenSSL sets the IV at the first
+ * update after it is given, so each context's CRYPTO_gcm128_setiv comes
+ * before the other's finish: a start marked per CPU is then b's when a ends.
+ */
+static int interleave(unsigned long pairs)
+{
+	EVP_CIPHER_CTX *c[2] = { EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_new() };
+	unsigned char tag[TAG_LEN];
+	int n;
+
+	for (int k = 0; k < 2; k++)
+		if (!c[k] || !EVP_EncryptInit_ex(c[k], EVP_aes_128_gcm(), NULL, key, NULL))
+			die("EVP key setup");
+	for (unsigned long i = 0; i < pairs; i++) {
+		iv[0] = (unsigned char)i;
+		for (int k = 0; k < 2; k++)
+			if (!EVP_EncryptInit_ex(c[k], NULL, NULL, NULL, iv) ||
+			    !EVP_EncryptUpdate(c[k], NULL, &n, aad, AAD_LEN))
+				die("EVP seal start");
+		for (int k = 0; k < 2; k++)
+			if (!EVP_EncryptUpdate(c[k], ct, &n, msg, 64) || !EVP_EncryptFinal_ex(c[k], ct + n, &n) ||
+			    !EVP_CIPHER_CTX_ctrl(c[k], EVP_CTRL_GCM_GET_TAG, TAG_LEN, tag))
+				die("EVP seal end");
+	}
+	fprintf(stderr, "sealed %lu\n", 2 * pairs);
+	for (int k = 0; k < 2; k++)
+		EVP_CIPHER_CTX_free(c[k]);
+	return 0;
+}
+
 /* One seal under each of n process names (prctl): n label sets for an agent, one process. */
 static int names(unsigned long n)
 {
@@ -624,10 +659,12 @@ int main(int argc, char **argv)
 			return seal_loop(strtoul(argv[i + 1], NULL, 0), atof(argv[i + 2]));
 		else if (!strcmp(argv[i], "--names") && i + 1 < argc)
 			return names(strtoul(argv[i + 1], NULL, 10));
+		else if (!strcmp(argv[i], "--interleave") && i + 1 < argc)
+			return interleave(strtoul(argv[i + 1], NULL, 10));
 		else {
 			fprintf(stderr, "usage: gcm_workload [--wait] [--hold] [--exec-after] [--rounds N] "
 					"[--only LIST] [--preopened N] | "
-					"--seal-loop SIZE SECONDS | --names N\n");
+					"--seal-loop SIZE SECONDS | --names N | --interleave N\n");
 			return 2;
 		}
 	}

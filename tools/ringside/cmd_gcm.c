@@ -62,7 +62,9 @@ static const char gcm_usage[] =
 	"--interval (that interval's) and at exit (the whole run's): ops, ops/s, MB/s,\n"
 	"p50/p99 latency, tag failures. Counts, latency percentiles and histograms\n"
 	"are kept in the kernel for every message, and no record crosses the ring\n"
-	"but a tag failure's. With --events every message is a record: counts stay\n"
+	"but a tag failure's; an OpenSSL message whose thread moved CPU, or set\n"
+	"another context's IV, before its tag is counted but not timed (the run's\n"
+	"row says how many were). With --events every message is a record: counts stay\n"
 	"exact, latency comes from the delivered records, and a row says so when\n"
 	"some were lost.\n"
 	"\n" CLI_COMMON_HELP;
@@ -346,6 +348,17 @@ static int print_row(void *ctx, const struct ringside_gcm_row *r)
 	if (g->events && r->events < r->ops)
 		printf("  (latency from %llu of %llu: records lost)", (unsigned long long)r->events,
 		       (unsigned long long)r->ops);
+	/*
+	 * Kernel histograms: a message is untimed when its start was not seen
+	 * (it began before the trace, or its thread moved CPU or set another
+	 * context's IV in between), or its latency row did not fit (said at
+	 * exit). Said for the run: an interval's rows are read a moment after
+	 * its counts.
+	 */
+	else if (!g->events && !g->count_only && rc->final && r->events < r->ops)
+		printf("  (latency from %llu of %llu: %s)", (unsigned long long)r->events,
+		       (unsigned long long)r->ops,
+		       ringside_gcm_hist_lost(g->s) ? "start not seen or row full" : "start of the rest not seen");
 	putchar('\n');
 	if (g->hist) {
 		ringside_hist_print(&r->size_hist, "payload bytes", stdout);
