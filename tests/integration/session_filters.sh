@@ -189,5 +189,18 @@ read -r ops timed _ <<<"$(seal_sums "$tmp/il.json")"
 	grep -q ' 1000 .*(latency from 500 of 1000: start of the rest not seen)$' "$tmp/il.txt" &&
 	pass "summary_untimed_counted_and_said ($ops seals, $timed timed)" ||
 	fail summary_untimed_counted_and_said "exit $rc/$rc2, ops $ops, timed $timed, want 2000, 1000; $(tail -1 "$tmp/il.txt")"
+# The bench's paired loop: a copy of libcrypto loaded with dlmopen beside the
+# traced one, seals alternating between them. Only the traced file's count.
+libcrypto=$(ldd "$RS_PROGS/gcm_workload" | awk '/libcrypto/ {print $3}')
+cp "$libcrypto" "$tmp/"
+"$RINGSIDE" gcm --lib "$libcrypto" --comm gcm_workload --json >"$tmp/pl.json" 2>"$tmp/pl.err" &
+rs=$!
+wait_for "$tmp/pl.err" 'tracing AES-GCM'
+"$RS_PROGS/gcm_workload" --paired-loop 0.3 "$tmp/$(basename "$libcrypto")" 2>"$tmp/sealed" >/dev/null
+kill -INT "$rs"; wait "$rs"; rc=$?
+read -r ops _ <<<"$(seal_sums "$tmp/pl.json")"
+[ "$rc" = 0 ] && [ "$(sealed)" -gt 0 ] && [ "$ops" = "$(sealed)" ] &&
+	pass "gcm_dlmopen_copy_not_counted ($ops seals through the traced file)" ||
+	fail gcm_dlmopen_copy_not_counted "exit $rc, counted $ops, the traced file sealed $(sealed)"
 [ "$(our_bpf_progs_settled)" = 0 ] && pass filters_nothing_left || fail filters_nothing_left "$(our_bpf_progs_settled) programs"
 json_lines_valid session_filters_json_lines_valid "$tmp"/*.json
