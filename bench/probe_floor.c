@@ -12,6 +12,11 @@
  *	records       an entry on CRYPTO_gcm128_setiv and the finish session:
  *	              the two hits of `ringside gcm` (a record, with latency)
  *	records-read  the same, the finish session with the 16-byte read
+ *
+ * With a second argument, a copy of libcrypto (the same bytes, another
+ * inode), the probes go on the copy at the same offsets: gcm_workload's
+ * paired loop then runs seals through a tracer's libcrypto, this copy and
+ * an untraced copy in turn, a millisecond apart.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -79,8 +84,8 @@ int main(int argc, char **argv)
 		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_finish", skel->progs.floor_entry, false };
 	if (!strcmp(mode, "records") || !strcmp(mode, "records-read"))
 		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_setiv", skel->progs.floor_entry, false };
-	if (argc != 2 || !nr) {
-		fprintf(stderr, "usage: probe_floor session|session-read|entry|records|records-read  (holds the probes until stdin closes)\n");
+	if ((argc != 2 && argc != 3) || !nr) {
+		fprintf(stderr, "usage: probe_floor session|session-read|entry|records|records-read [COPY]  (holds the probes until stdin closes)\n");
 		return 2;
 	}
 	lib = dlopen("libcrypto.so.3", RTLD_NOW);
@@ -100,6 +105,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < nr; i++) {
 		if (place(r, lib, &probes[i]))
 			return 1;
+		if (argc == 3)
+			snprintf(probes[i].path, sizeof(probes[i].path), "%s", argv[2]);
 		bpf_program__set_expected_attach_type(probes[i].prog, probes[i].session ?
 						      RS_BPF_TRACE_UPROBE_SESSION : RS_BPF_TRACE_UPROBE_MULTI);
 	}

@@ -471,6 +471,8 @@ enum rs_gcm_go_kind {
 };
 
 #define RS_GCM_GO_BINS 256
+/* Libraries and programs a session traces at most: an id fits gcm.bpf.c's 16-bit gcm_msg.lib_id. */
+#define RS_GCM_MAX_LIBS 65535
 struct rs_gcm_go {
 	__u64 entry_vaddr[RS_GCM_GO_KINDS];	/* ELF address of each entry probe (0: absent) */
 	__u64 aes_block_method;	/* generic path: first method of crypto/aes's Block, ELF address */

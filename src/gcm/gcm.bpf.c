@@ -36,6 +36,7 @@ struct gcm_msg {
 	__u64 payload;
 	__u64 caller;
 	__u16 key_bits;
+	__u16 lib_id;		/* an OpenSSL context's library (its key has none: ossl_hkey()) */
 	__u8 dir;
 	__u8 flags;
 	__u8 active;
@@ -124,6 +125,22 @@ static __always_inline struct gcm_msg *msg_of(void *ctx, __u64 handle)
 	return bpf_map_lookup_elem(&gcm_handles, &k);
 }
 
+/*
+ * An OpenSSL context's key: its library is in the value (gcm_msg.lib_id),
+ * set when the context is made, so a message's finish asks for no attach
+ * cookie (a helper call). Two libraries' live contexts never share an
+ * address; the other libraries' keys carry their cookie (never this one),
+ * as a GnuTLS handle may start with its nettle context.
+ */
+#define OSSL_KEY_LIB 0xffffffffu
+
+static __always_inline struct gcm_hkey ossl_hkey(__u64 pid_tgid, void *gctx)
+{
+	struct gcm_hkey k = { .tgid = pid_tgid >> 32, .lib_id = OSSL_KEY_LIB, .handle = (__u64)gctx };
+
+	return k;
+}
+
 /* Internal handle flag: another cipher or mode, registered so that its calls are known and ignored. */
 #define GCM_H_NOT_GCM 0x80
 
@@ -190,22 +207,45 @@ static __always_inline void msg_begin(struct pt_regs *ctx, struct gcm_msg *m)
  * `openssl speed` re-keys its context for every message, against a
  * lookup's tens of ns).
  */
-static __always_inline void handle_new_at(void *ctx, __u64 handle, __u16 key_bits, __u8 flags,
-					  __u64 start_ns)
+static __always_inline void handle_put(const struct gcm_hkey *k, const struct gcm_msg *m)
 {
-	struct gcm_hkey k = hkey(ctx, handle);
-	struct gcm_msg m = { .start_ns = start_ns, .key_bits = key_bits, .flags = flags };
-	struct gcm_msg *old = bpf_map_lookup_elem(&gcm_handles, &k);
+	struct gcm_msg *old = bpf_map_lookup_elem(&gcm_handles, k);
 
 	if (old)
-		*old = m;
+		*old = *m;
 	else
-		bpf_map_update_elem(&gcm_handles, &k, &m, BPF_ANY);
+		bpf_map_update_elem(&gcm_handles, k, m, BPF_ANY);
 }
 
 static __always_inline void handle_new(void *ctx, __u64 handle, __u16 key_bits, __u8 flags)
 {
-	handle_new_at(ctx, handle, key_bits, flags, 0);
+	struct gcm_hkey k = hkey(ctx, handle);
+	struct gcm_msg m = { .key_bits = key_bits, .flags = flags };
+
+	handle_put(&k, &m);
+}
+
+/* An OpenSSL context's fresh state: its library from the attach cookie, a marks' bound. */
+static __always_inline struct gcm_msg *ossl_handle_new(void *ctx, __u64 pid_tgid, void *gctx,
+						       __u16 key_bits, __u8 flags, __u64 start_ns)
+{
+	struct gcm_hkey k = ossl_hkey(pid_tgid, gctx);
+	struct gcm_msg m = {
+		.start_ns = start_ns,
+		.key_bits = key_bits,
+		.lib_id = (__u16)bpf_get_attach_cookie(ctx),
+		.flags = flags,
+	};
+
+	handle_put(&k, &m);
+	return bpf_map_lookup_elem(&gcm_handles, &k);
+}
+
+static __always_inline struct gcm_msg *ossl_msg_of(__u64 pid_tgid, void *gctx)
+{
+	struct gcm_hkey k = ossl_hkey(pid_tgid, gctx);
+
+	return bpf_map_lookup_elem(&gcm_handles, &k);
 }
 
 static __always_inline void handle_drop(void *ctx, __u64 handle)
@@ -674,7 +714,8 @@ int BPF_KPROBE(gcm_ossl_init, void *gctx, void *key)
 	}
 	/* With per-CPU marks, the time of the key is the context's first
 	 * bound: a mark older than it is another context's (ossl_mark_of()). */
-	handle_new_at(ctx, (__u64)gctx, bits, 0, ossl_marks() ? bpf_ktime_get_ns() : 0);
+	ossl_handle_new(ctx, bpf_get_current_pid_tgid(), gctx, bits, 0,
+			ossl_marks() ? bpf_ktime_get_ns() : 0);
 	return 0;
 }
 
@@ -742,6 +783,7 @@ SEC("uprobe")
 int BPF_KPROBE(gcm_ossl_setiv, void *gctx)
 {
 	struct gcm_msg *m;
+	__u64 pid_tgid;
 
 	if (ossl_marks()) {
 		ossl_mark_start(gctx);
@@ -749,10 +791,10 @@ int BPF_KPROBE(gcm_ossl_setiv, void *gctx)
 	}
 	if (!rs_filter_pass())
 		return 0;
-	m = msg_of(ctx, (__u64)gctx);
+	pid_tgid = bpf_get_current_pid_tgid();
+	m = ossl_msg_of(pid_tgid, gctx);
 	if (!m) {
-		handle_new(ctx, (__u64)gctx, 0, RS_GCM_F_KEY_UNKNOWN);
-		m = msg_of(ctx, (__u64)gctx);
+		m = ossl_handle_new(ctx, pid_tgid, gctx, 0, RS_GCM_F_KEY_UNKNOWN, 0);
 		if (!m)
 			return 0;
 	}
@@ -769,7 +811,7 @@ int BPF_KPROBE(gcm_ossl_setiv, void *gctx)
 SEC("uprobe")
 int BPF_KPROBE(gcm_ossl_decrypt, void *gctx)
 {
-	struct gcm_msg *m = msg_of(ctx, (__u64)gctx);
+	struct gcm_msg *m = ossl_msg_of(bpf_get_current_pid_tgid(), gctx);
 
 	if (m && (m->active || count_only || ossl_marks()))
 		m->dir = RS_GCM_OPEN;
@@ -784,14 +826,8 @@ int BPF_KPROBE(gcm_ossl_decrypt, void *gctx)
 static __always_inline __u32 ossl_finish_msg(struct pt_regs *ctx, void *gctx, const void *tag,
 					    struct gcm_call *c)
 {
-	/* The key's lib_id is the attach cookie, a helper call: read once, used twice. */
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct gcm_hkey k = {
-		.tgid = pid_tgid >> 32,
-		.lib_id = (__u32)bpf_get_attach_cookie(ctx),
-		.handle = (__u64)gctx,
-	};
-	struct gcm_msg *m = bpf_map_lookup_elem(&gcm_handles, &k);
+	struct gcm_msg *m = ossl_msg_of(pid_tgid, gctx);
 	/* Every finish ends a message where setiv is not probed or only marks. */
 	bool every_finish = count_only || ossl_marks();
 	__u64 len[2] = {}, start_ns = 0;
@@ -800,9 +836,8 @@ static __always_inline __u32 ossl_finish_msg(struct pt_regs *ctx, void *gctx, co
 		if (!rs_filter_pass())
 			return 0;
 		/* Its start, if marked, came before its context was known: untimed. */
-		handle_new_at(ctx, (__u64)gctx, 0, RS_GCM_F_KEY_UNKNOWN,
-			      ossl_marks() ? bpf_ktime_get_ns() : 0);
-		m = msg_of(ctx, (__u64)gctx);
+		m = ossl_handle_new(ctx, pid_tgid, gctx, 0, RS_GCM_F_KEY_UNKNOWN,
+				    ossl_marks() ? bpf_ktime_get_ns() : 0);
 	}
 	if (!m || (!m->active && !every_finish))
 		return 0;
@@ -820,12 +855,12 @@ static __always_inline __u32 ossl_finish_msg(struct pt_regs *ctx, void *gctx, co
 	m->aad = len[0];
 	m->payload = len[1];
 	m->dir = gcm_end_dir(GCM_END_OSSL_FINISH, m->dir, 0, tag != NULL);
-	call_fill_id(c, m, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH, k.lib_id);
+	call_fill_id(c, m, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH, m->lib_id);
 	if (every_finish) {
 		c->m.start_ns = start_ns;	/* m->start_ns is the marks' bound */
 		m->dir = RS_GCM_DIR_UNKNOWN;	/* what setiv resets otherwise */
 	}
-	return k.tgid;
+	return pid_tgid >> 32;
 }
 
 /* Park the message finish() ends until its return gives the result. */

@@ -433,6 +433,14 @@ int gcm_libset_add(struct gcm_libset *set, const char *path, enum rs_gcm_lib wan
 			       "nettle_gcm_aes128_set_key (nettle), or a Go program",
 			       shown);
 	}
+	/* A library's id is an attach cookie and, for OpenSSL contexts, 16 bits
+	 * of the kernel's context entry (gcm.bpf.c: gcm_msg.lib_id). */
+	if (set->nr_libs >= RS_GCM_MAX_LIBS) {
+		rs_symtab_free(st);
+		close(fd);
+		return gcm_libset_fail(set, -E2BIG, "%s: more than %d libraries to trace: name fewer "
+				       "with --lib, -p or --comm", shown, RS_GCM_MAX_LIBS);
+	}
 	lib = new_lib(set, f->lib, path);
 	if (!lib) {
 		rs_symtab_free(st);

@@ -12,12 +12,14 @@
  * Usage: gcm_workload [--wait] [--hold] [--exec-after] [--rounds N] [--only LIST]
  *        gcm_workload --seal-loop SIZE SECONDS   (benchmark: prints ops/s,
  *                                                  and "sealed N" on stderr)
- *        gcm_workload --paired-loop SECONDS COPY   (benchmark: 16-byte seals
- *                                        in batches alternating between the
- *                                        linked libcrypto and COPY, a copy of
- *                                        it loaded with dlmopen; prints the
- *                                        median ns a seal costs more through
- *                                        the linked one, "sealed N" for it)
+ *        gcm_workload --paired-loop SECONDS COPY [FLOOR]   (benchmark: 16-byte
+ *                                        seals in batches taking turns between
+ *                                        the linked libcrypto, COPY and FLOOR,
+ *                                        copies of it loaded with dlmopen;
+ *                                        prints the median ns a seal costs
+ *                                        more through the linked one than
+ *                                        through COPY, and through FLOOR;
+ *                                        "sealed N" for the linked one)
  *        gcm_workload --interleave N   (N pairs of OpenSSL seals on two
  *                                        contexts, the second's IV set before
  *                                        the first's tag: "sealed 2N")
@@ -578,51 +580,62 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/*
- * What a seal costs more through the linked libcrypto (probed) than through
- * an unprobed copy, measured in one process: batches of 256 seals, each
- * probed batch beside a copy batch, the pair's order alternating, the
- * median of the pairs' differences. These VMs change speed by half within a
- * second; a pair takes about a millisecond, so the drift falls out.
- */
-static int paired_loop(double secs, const char *copy)
+static void print_median(double *v, size_t n, const char *end)
 {
-	enum { BATCH = 256, MAX_PAIRS = 1 << 16 };
-	struct evp_seal probed = { EVP_CIPHER_CTX_new, EVP_CIPHER_CTX_free, EVP_aes_128_gcm,
-				   EVP_EncryptInit_ex, EVP_EncryptUpdate, EVP_EncryptFinal_ex,
-				   EVP_CIPHER_CTX_ctrl, NULL }, other;
-	static double diff[MAX_PAIRS];
-	unsigned long sealed = 0;
-	double end = now() + secs, med;
+	double med;
+
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	med = n ? v[n / 2] : 0;
+	printf("%.0f%s", med > -0.5 && med < 0.5 ? 0.0 : med, end);	/* never "-0" */
+}
+
+/*
+ * What a seal costs more through the linked libcrypto (a tracer's probes
+ * on it) than through an unprobed copy, and through a second copy (a floor's
+ * no-op probes on it), measured in one process: batches of 256 seals taking
+ * turns, the order rotating each round, the medians of each round's
+ * differences. These VMs change speed by half within seconds, the probe
+ * hits' cost with it; a round takes a millisecond or two, so the drift
+ * falls out and tracer and floor are measured under the same conditions.
+ */
+static int paired_loop(double secs, const char *copy, const char *floor_copy)
+{
+	enum { BATCH = 256, MAX_ROUNDS = 1 << 16 };
+	struct evp_seal side[3] = { { EVP_CIPHER_CTX_new, EVP_CIPHER_CTX_free, EVP_aes_128_gcm,
+				      EVP_EncryptInit_ex, EVP_EncryptUpdate, EVP_EncryptFinal_ex,
+				      EVP_CIPHER_CTX_ctrl, NULL } };
+	static double traced[MAX_ROUNDS], floored[MAX_ROUNDS];
+	int nsides = floor_copy ? 3 : 2;
+	double end = now() + secs;
 	size_t n = 0;
 
-	evp_from_copy(&other, copy);
-	probed.c = probed.ctx_new();
-	other.c = other.ctx_new();
-	if (!probed.c || !other.c || !probed.init(probed.c, probed.aes_128_gcm(), NULL, key, NULL) ||
-	    !other.init(other.c, other.aes_128_gcm(), NULL, key, NULL))
-		die("EVP key setup");
-	evp_seals(&other, BATCH);	/* warm both */
-	evp_seals(&probed, BATCH);
-	while (n < MAX_PAIRS && now() < end) {
-		double tp, to;
-
-		if (n & 1) {
-			to = evp_seals(&other, BATCH);
-			tp = evp_seals(&probed, BATCH);
-		} else {
-			tp = evp_seals(&probed, BATCH);
-			to = evp_seals(&other, BATCH);
-		}
-		diff[n++] = (tp - to) / BATCH * 1e9;
+	evp_from_copy(&side[1], copy);
+	if (floor_copy)
+		evp_from_copy(&side[2], floor_copy);
+	for (int k = 0; k < nsides; k++) {
+		side[k].c = side[k].ctx_new();
+		if (!side[k].c || !side[k].init(side[k].c, side[k].aes_128_gcm(), NULL, key, NULL))
+			die("EVP key setup");
+		evp_seals(&side[k], BATCH);	/* warm */
 	}
-	sealed = (n + 1) * BATCH;
-	qsort(diff, n, sizeof(diff[0]), cmp_double);
-	med = n ? diff[n / 2] : 0;
-	printf("%.0f\n", med > -0.5 && med < 0.5 ? 0.0 : med);	/* never "-0" */
-	fprintf(stderr, "sealed %lu\n", sealed);
-	probed.ctx_free(probed.c);
-	other.ctx_free(other.c);
+	while (n < MAX_ROUNDS && now() < end) {
+		double t[3];
+
+		for (int k = 0; k < nsides; k++) {
+			int at = (int)((k + n) % nsides);
+
+			t[at] = evp_seals(&side[at], BATCH);
+		}
+		traced[n] = (t[0] - t[1]) / BATCH * 1e9;
+		floored[n] = nsides == 3 ? (t[2] - t[1]) / BATCH * 1e9 : 0;
+		n++;
+	}
+	print_median(traced, n, floor_copy ? " " : "\n");
+	if (floor_copy)
+		print_median(floored, n, "\n");
+	fprintf(stderr, "sealed %lu\n", (unsigned long)(n + 1) * BATCH);
+	for (int k = 0; k < nsides; k++)
+		side[k].ctx_free(side[k].c);
 	return 0;
 }
 
@@ -773,13 +786,13 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--names") && i + 1 < argc)
 			return names(strtoul(argv[i + 1], NULL, 10));
 		else if (!strcmp(argv[i], "--paired-loop") && i + 2 < argc)
-			return paired_loop(atof(argv[i + 1]), argv[i + 2]);
+			return paired_loop(atof(argv[i + 1]), argv[i + 2], i + 3 < argc ? argv[i + 3] : NULL);
 		else if (!strcmp(argv[i], "--interleave") && i + 1 < argc)
 			return interleave(strtoul(argv[i + 1], NULL, 10));
 		else {
 			fprintf(stderr, "usage: gcm_workload [--wait] [--hold] [--exec-after] [--rounds N] "
 					"[--only LIST] [--preopened N] | "
-					"--seal-loop SIZE SECONDS | --paired-loop SECONDS COPY | --names N | "
+					"--seal-loop SIZE SECONDS | --paired-loop SECONDS COPY [FLOOR] | --names N | "
 					"--interleave N\n");
 			return 2;
 		}
