@@ -60,20 +60,38 @@ stop_bpftrace() {
 }
 run_loop() { "$LOOP" --seal-loop "$1" "$SECS"; }
 
-# Paired at 16 B, while a tracer is attached, in one process: batches of 256
-# seals alternate between the traced libcrypto and a private copy of it
-# (another inode: no probe is on it, loaded with dlmopen), a pair about a
-# millisecond; the median of the pairs' added ns (gcm_workload --paired-loop),
-# the median of PAIRS such one-second runs. The VMs' drift, as large as what
-# is measured here over seconds, falls out of a millisecond's pair.
+# Paired at 16 B, in one process, while a tracer is attached to libcrypto
+# and bench/probe_floor's no-op probes to a copy of it (the same bytes,
+# another inode, the same offsets): batches of 256 seals take turns through
+# the traced libcrypto, the floor's copy and an untraced copy (both loaded
+# with dlmopen), a round a millisecond or two (gcm_workload --paired-loop);
+# the medians of the rounds' added ns, the median of PAIRS one-second runs.
+# The VMs' drift, which moves a probe hit's cost as much as what is measured
+# here over seconds, falls out: tracer and floor are timed side by side.
 PAIRS=${GCM_BENCH_PAIRS:-3}
 PAIR_SECS=${GCM_BENCH_PAIR_SECS:-1}
-mkdir -p "$tmp/lib" && cp "$LIB" "$tmp/lib/"
-paired_added() {
-	local i
-	for i in $(seq "$PAIRS"); do
-		"$LOOP" --paired-loop "$PAIR_SECS" "$tmp/lib/$(basename "$LIB")" 2>/dev/null
-	done | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'
+mkdir -p "$tmp/lib" "$tmp/flib" && cp "$LIB" "$tmp/lib/" && cp "$LIB" "$tmp/flib/"
+# paired_vs MODE: "TRACER_NS FLOOR_NS RATIO" against probe_floor MODE on the copy.
+paired_vs() {
+	local i pid out
+	[ -x "$OUT/bench/probe_floor" ] || return 0
+	mkfifo "$tmp/pfloor.in"
+	"$OUT/bench/probe_floor" "$1" "$tmp/flib/$(basename "$LIB")" <"$tmp/pfloor.in" >"$tmp/pfloor.out" 2>&1 &
+	pid=$!
+	exec 4>"$tmp/pfloor.in"
+	if wait_for "$tmp/pfloor.out" "probe_floor: $1 "; then
+		out=$(for i in $(seq "$PAIRS"); do
+			"$LOOP" --paired-loop "$PAIR_SECS" "$tmp/lib/$(basename "$LIB")" \
+				"$tmp/flib/$(basename "$LIB")" 2>/dev/null
+		done)
+	fi
+	exec 4>&-
+	wait $pid
+	rm -f "$tmp/pfloor.in"
+	awk '{t[NR] = $1; f[NR] = $2; r[NR] = $2 > 0 ? $1 / $2 : 0}
+		function med(a, n,   i, j, x) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { x = a[j]; a[j] = a[j - 1]; a[j - 1] = x }
+			return a[int((n + 1) / 2)] }
+		END { if (NR) printf "%.0f %.0f %.3f\n", med(t, NR), med(f, NR), med(r, NR) }' <<<"$out"
 }
 declare -A paired
 
@@ -90,7 +108,8 @@ baseline rs
 rs_pid=$!
 wait_for "$tmp/rs.err" 'tracing AES-GCM' || { echo "gcm_bench: ringside did not start"; cat "$tmp/rs.err"; exit 1; }
 for size in 16 64 1024 16384; do rs[$size]=$(run_loop $size); done
-paired[rs]=$(paired_added)
+paired[rs]=$(paired_vs records)
+paired[rs_read]=$(paired_vs records-read)
 kill -INT $rs_pid; wait $rs_pid
 
 baseline ag
@@ -100,7 +119,8 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 ag_pid=$!
 wait_for "$tmp/ag.err" 'serving' || { echo "gcm_bench: agent did not start"; cat "$tmp/ag.err"; exit 1; }
 for size in 16 64 1024 16384; do ag[$size]=$(run_loop $size); done
-paired[ag]=$(paired_added)
+paired[ag]=$(paired_vs session)
+paired[ag_read]=$(paired_vs session-read)
 ag_ops=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^ringside_gcm_operations_total/ {s += $NF} END {print s + 0}')
 kill -TERM $ag_pid; wait $ag_pid
 
@@ -141,7 +161,6 @@ floor_run() {	# mode, array to fill
 	exec 3>"$tmp/floor.in"
 	if wait_for "$tmp/$1.out" "probe_floor: $1 "; then
 		for size in 16 64 1024 16384; do eval "$2[$size]=\$(run_loop $size)"; done
-		paired[$2]=$(paired_added)
 	fi
 	exec 3>&-
 	wait $pid
@@ -192,11 +211,16 @@ if [ -n "${fg[16]:-}" ]; then
 		printf "the same two hits with the 16-byte read its counts need: %.0f ns; ringside gcm is %.2fx that\n", e, g / e }'
 	head -1 "$tmp/records.out"
 fi
-if [ -n "${paired[fg]:-}" ] && [ -n "${paired[fs]:-}" ]; then
-	awk -v n="$PAIRS" -v rs="${paired[rs]}" -v ag="${paired[ag]}" -v fs="${paired[fs]}" \
-		-v fr="${paired[fr]}" -v fg="${paired[fg]}" -v fgr="${paired[fgr]:-0}" 'BEGIN {
-		printf "paired at 16 B (in one process, 256-seal batches alternating with an untraced copy of libcrypto; the median of %d one-second runs): ringside gcm +%.0f ns against its floor +%.0f ns: %.2fx (+%.0f with the read: %.2fx); agent +%.0f ns against +%.0f (no-op session): %.2fx, +%.0f (with its read): %.2fx\n",
-			n, rs, fg, rs / fg, fgr, fgr ? rs / fgr : 0, ag, fs, ag / fs, fr, ag / fr }'
+# paired_line WHAT FLOOR "TRACER_NS FLOOR_NS RATIO"
+paired_line() {
+	[ -n "$3" ] && awk -v w="$1" -v f="$2" '{ printf "  %s +%.0f ns against %s +%.0f ns: %.2fx\n", w, $1, f, $2, $3 }' <<<"$3"
+}
+if [ -n "${paired[rs]:-}${paired[ag]:-}" ]; then
+	echo "paired at 16 B (one process; 256-seal batches in turn through the traced libcrypto, a copy under probe_floor's no-op probes, an untraced copy; the medians of $PAIRS one-second runs):"
+	paired_line "ringside gcm" "its two hits as no-ops (records)" "${paired[rs]:-}"
+	paired_line "ringside gcm" "those with the 16-byte read (records-read)" "${paired[rs_read]:-}"
+	paired_line "the agent" "its one session hit as a no-op (session)" "${paired[ag]:-}"
+	paired_line "the agent" "that with the 16-byte read (session-read)" "${paired[ag_read]:-}"
 fi
 ops=$(awk '/openssl/ && /seal/ {s += $6} END {print s + 0}' "$tmp/rs.out")
 echo "ringside counted $ops seals while tracing (summary rows of its own output)"

@@ -134,16 +134,24 @@ static __always_inline __u64 rs_bytes_before_nul(__u64 v)
 	return zero ? ((zero & -zero) >> 7) - 1 : ~0ULL;
 }
 
+#ifndef RS_NO_KERNEL_BTF
+/* task's name, as rs_current_comm() gives the current one's. */
+static __always_inline void rs_task_comm(struct task_struct *task, __u64 out[RS_COMM_LEN / 8])
+{
+	const __u64 *own = (const __u64 *)task->comm;
+	__u64 lo = own[0], hi = own[1], keep = rs_bytes_before_nul(lo);
+
+	out[0] = lo & keep;
+	out[1] = keep == ~0ULL ? hi & rs_bytes_before_nul(hi) : 0;
+}
+#endif
+
 static __always_inline void rs_current_comm(__u64 out[RS_COMM_LEN / 8])
 {
 #ifdef RS_NO_KERNEL_BTF
 	bpf_get_current_comm(out, RS_COMM_LEN);
 #else
-	const __u64 *own = (const __u64 *)bpf_get_current_task_btf()->comm;
-	__u64 lo = own[0], hi = own[1], keep = rs_bytes_before_nul(lo);
-
-	out[0] = lo & keep;
-	out[1] = keep == ~0ULL ? hi & rs_bytes_before_nul(hi) : 0;
+	rs_task_comm(bpf_get_current_task_btf(), out);
 #endif
 }
 

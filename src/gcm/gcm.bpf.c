@@ -385,7 +385,9 @@ static __always_inline void agg_slot(struct rs_gcm_agg_key *key, __u8 kind, __u6
 		v->c[0]++;
 }
 
-static __always_inline void count_agg(const struct gcm_call *c, __u8 result, __u64 latency)
+/* task: the current one where the caller has its pointer already, else NULL. */
+static __always_inline void count_agg(const struct gcm_call *c, __u8 result, __u64 latency,
+				      struct task_struct *task)
 {
 	/* The counters' row is the size histogram's slot too: one lookup counts both. */
 	struct rs_gcm_agg_key key = {
@@ -398,7 +400,10 @@ static __always_inline void count_agg(const struct gcm_call *c, __u8 result, __u
 	__u64 comm[RS_COMM_LEN / 8];
 	struct rs_total_val *v;
 
-	rs_current_comm(comm);
+	if (task)
+		rs_task_comm(task, comm);
+	else
+		rs_current_comm(comm);
 	__builtin_memcpy(key.comm, comm, sizeof(key.comm));
 	v = agg_row(&key);
 	if (!v)
@@ -551,25 +556,25 @@ static __always_inline void copy_stack(struct pt_regs *ctx, struct rs_stack_copy
 }
 
 /*
- * A message ended: counted, and a record where one is asked for. tgid: the
- * caller's, where it has read it already; 0 (no traced task has it): read
- * here if a row needs it.
+ * A message ended: counted, and a record where one is asked for. task: the
+ * current task where the caller has its pointer already (a helper call
+ * saved for its tgid and name), else NULL.
  */
-static __always_inline void emit_tgid(struct pt_regs *ctx, const struct gcm_call *c,
-				      __u8 result, __s32 rc, __u32 tgid)
+static __always_inline void emit_task(struct pt_regs *ctx, const struct gcm_call *c,
+				      __u8 result, __s32 rc, struct task_struct *task)
 {
 	struct rs_gcm_event *ev;
 	__u32 size = sizeof(*ev);
+	__u32 tgid;
 
 	if (agent_mode) {
-		count_agg(c, result, msg_latency_now(c));
+		count_agg(c, result, msg_latency_now(c), task);
 		if (result != RS_GCM_TAG_FAIL)
 			return;
 	} else {
 		__u64 latency = msg_latency_now(c);
 
-		if (!tgid)
-			tgid = bpf_get_current_pid_tgid() >> 32;
+		tgid = task ? task->tgid : bpf_get_current_pid_tgid() >> 32;
 		if (kernel_hist && !count_only && !msg_timed(c)) {
 			/* Untimed: in the totals map, so the percentiles say whom they cover. */
 			count_total(c, result, latency, tgid);
@@ -626,7 +631,7 @@ static __always_inline void emit_tgid(struct pt_regs *ctx, const struct gcm_call
 
 static __always_inline void emit(struct pt_regs *ctx, const struct gcm_call *c, __u8 result, __s32 rc)
 {
-	emit_tgid(ctx, c, result, rc, 0);
+	emit_task(ctx, c, result, rc, NULL);
 }
 
 /* ---- shared return probes --------------------------------------------- */
@@ -819,14 +824,15 @@ int BPF_KPROBE(gcm_ossl_decrypt, void *gctx)
 }
 
 /*
- * The message finish(gctx, tag) ends, into c; returns the process's tgid
- * (read for the context's key), 0 when the message is not traced.
- * CRYPTO_gcm128_tag() calls finish(ctx, NULL, 0): a NULL tag means seal.
+ * The message finish(gctx, tag) ends, into c; false when it is not traced.
+ * task is the current one (its ids make the context's key and a mark's
+ * thread). CRYPTO_gcm128_tag() calls finish(ctx, NULL, 0): a NULL tag
+ * means seal.
  */
-static __always_inline __u32 ossl_finish_msg(struct pt_regs *ctx, void *gctx, const void *tag,
-					    struct gcm_call *c)
+static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, struct task_struct *task, void *gctx,
+					    const void *tag, struct gcm_call *c)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 pid_tgid = (__u64)task->tgid << 32 | (__u32)task->pid;
 	struct gcm_msg *m = ossl_msg_of(pid_tgid, gctx);
 	/* Every finish ends a message where setiv is not probed or only marks. */
 	bool every_finish = count_only || ossl_marks();
@@ -834,13 +840,13 @@ static __always_inline __u32 ossl_finish_msg(struct pt_regs *ctx, void *gctx, co
 
 	if (!m && every_finish) {
 		if (!rs_filter_pass())
-			return 0;
+			return false;
 		/* Its start, if marked, came before its context was known: untimed. */
 		m = ossl_handle_new(ctx, pid_tgid, gctx, 0, RS_GCM_F_KEY_UNKNOWN,
 				    ossl_marks() ? bpf_ktime_get_ns() : 0);
 	}
 	if (!m || (!m->active && !every_finish))
-		return 0;
+		return false;
 	m->active = 0;
 	if (ossl_marks())
 		start_ns = ossl_mark_of(m, pid_tgid, gctx);
@@ -860,7 +866,7 @@ static __always_inline __u32 ossl_finish_msg(struct pt_regs *ctx, void *gctx, co
 		c->m.start_ns = start_ns;	/* m->start_ns is the marks' bound */
 		m->dir = RS_GCM_DIR_UNKNOWN;	/* what setiv resets otherwise */
 	}
-	return pid_tgid >> 32;
+	return true;
 }
 
 /* Park the message finish() ends until its return gives the result. */
@@ -869,7 +875,7 @@ static __always_inline void ossl_finish_enter(struct pt_regs *ctx, void *gctx, c
 	struct gcm_call msg, *c;
 
 	/* Untraced, the slot is left as it is: it may hold an outer call. */
-	if (!ossl_finish_msg(ctx, gctx, tag, &msg))
+	if (!ossl_finish_msg(ctx, bpf_get_current_task_btf(), gctx, tag, &msg))
 		return;
 	c = call_slot(true);
 	if (c)
@@ -912,8 +918,8 @@ extern bool bpf_session_is_return(void) __ksym __weak;
 SEC("uprobe")
 int BPF_KPROBE(gcm_ossl_fin_session, void *gctx, const void *tag)
 {
+	struct task_struct *task;
 	struct gcm_call c;
-	__u32 tgid;
 
 	if (bpf_session_is_return()) {
 		ossl_finish_done(ctx, (int)PT_REGS_RC(ctx));
@@ -924,10 +930,10 @@ int BPF_KPROBE(gcm_ossl_fin_session, void *gctx, const void *tag)
 		return 0;	/* the tag check's result comes at return */
 	}
 	/* Ended here, never parked: no task storage on the path most messages take. */
-	tgid = ossl_finish_msg(ctx, gctx, tag, &c);
-	if (tgid)
-		emit_tgid(ctx, &c, gcm_end_result(RS_GCM_LIB_OPENSSL, GCM_END_OSSL_FINISH, c.m.dir, -1),
-			  -1, tgid);
+	task = bpf_get_current_task_btf();
+	if (ossl_finish_msg(ctx, task, gctx, tag, &c))
+		emit_task(ctx, &c, gcm_end_result(RS_GCM_LIB_OPENSSL, GCM_END_OSSL_FINISH, c.m.dir, -1),
+			  -1, task);
 	return 1;		/* nothing to wait for: no return probe */
 }
 
