@@ -10,7 +10,8 @@
  *
  * A message begins when its IV is set (or at the one-shot call) and ends
  * when its tag is produced or checked. Per-context state lives in
- * gcm_handles keyed by (process, library, context pointer); a call whose
+ * gcm_handles keyed by (process, library, context pointer), an OpenSSL
+ * context's library in its value (ossl_hkey()); a call whose
  * result we need waits in gcm_calls, keyed by thread, for its return probe.
  * The attach cookie is the index of the probed library file, so one program
  * serves every copy of a library (host and containers).
