@@ -197,10 +197,15 @@ cp "$libcrypto" "$tmp/"
 rs=$!
 wait_for "$tmp/pl.err" 'tracing AES-GCM'
 "$RS_PROGS/gcm_workload" --paired-loop 0.3 "$tmp/$(basename "$libcrypto")" 2>"$tmp/sealed" >/dev/null
+wl=$?
 kill -INT "$rs"; wait "$rs"; rc=$?
 read -r ops _ <<<"$(seal_sums "$tmp/pl.json")"
-[ "$rc" = 0 ] && [ "$(sealed)" -gt 0 ] && [ "$ops" = "$(sealed)" ] &&
-	pass "gcm_dlmopen_copy_not_counted ($ops seals through the traced file)" ||
-	fail gcm_dlmopen_copy_not_counted "exit $rc, counted $ops, the traced file sealed $(sealed)"
+if [ "$wl" = 77 ]; then
+	skip gcm_dlmopen_copy_not_counted "$(tail -1 "$tmp/sealed")"
+else
+	[ "$wl" = 0 ] && [ "$rc" = 0 ] && [ "$(sealed)" -gt 0 ] && [ "$ops" = "$(sealed)" ] &&
+		pass "gcm_dlmopen_copy_not_counted ($ops seals through the traced file)" ||
+		fail gcm_dlmopen_copy_not_counted "exit $wl/$rc, counted $ops, the traced file sealed $(sealed)"
+fi
 [ "$(our_bpf_progs_settled)" = 0 ] && pass filters_nothing_left || fail filters_nothing_left "$(our_bpf_progs_settled) programs"
 json_lines_valid session_filters_json_lines_valid "$tmp"/*.json
