@@ -227,8 +227,8 @@ static __always_inline void handle_new(void *ctx, __u64 handle, __u16 key_bits, 
 }
 
 /* An OpenSSL context's fresh state: its library from the attach cookie, a marks' bound. */
-static __always_inline struct gcm_msg *ossl_handle_new(void *ctx, __u64 pid_tgid, void *gctx,
-						       __u16 key_bits, __u8 flags, __u64 start_ns)
+static __always_inline void ossl_handle_new(void *ctx, __u64 pid_tgid, void *gctx, __u16 key_bits,
+					    __u8 flags, __u64 start_ns)
 {
 	struct gcm_hkey k = ossl_hkey(pid_tgid, gctx);
 	struct gcm_msg m = {
@@ -239,7 +239,6 @@ static __always_inline struct gcm_msg *ossl_handle_new(void *ctx, __u64 pid_tgid
 	};
 
 	handle_put(&k, &m);
-	return bpf_map_lookup_elem(&gcm_handles, &k);
 }
 
 static __always_inline struct gcm_msg *ossl_msg_of(__u64 pid_tgid, void *gctx)
@@ -800,7 +799,8 @@ int BPF_KPROBE(gcm_ossl_setiv, void *gctx)
 	pid_tgid = bpf_get_current_pid_tgid();
 	m = ossl_msg_of(pid_tgid, gctx);
 	if (!m) {
-		m = ossl_handle_new(ctx, pid_tgid, gctx, 0, RS_GCM_F_KEY_UNKNOWN, 0);
+		ossl_handle_new(ctx, pid_tgid, gctx, 0, RS_GCM_F_KEY_UNKNOWN, 0);
+		m = ossl_msg_of(pid_tgid, gctx);
 		if (!m)
 			return 0;
 	}
@@ -843,8 +843,9 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, struct task_str
 		if (!rs_filter_pass())
 			return false;
 		/* Its start, if marked, came before its context was known: untimed. */
-		m = ossl_handle_new(ctx, pid_tgid, gctx, 0, RS_GCM_F_KEY_UNKNOWN,
-				    ossl_marks() ? bpf_ktime_get_ns() : 0);
+		ossl_handle_new(ctx, pid_tgid, gctx, 0, RS_GCM_F_KEY_UNKNOWN,
+				ossl_marks() ? bpf_ktime_get_ns() : 0);
+		m = ossl_msg_of(pid_tgid, gctx);
 	}
 	if (!m || (!m->active && !every_finish))
 		return false;
