@@ -813,7 +813,11 @@ int BPF_KPROBE(gcm_ossl_setiv, void *gctx)
 	return 0;
 }
 
-/* TLS 1.2 records are opened with CRYPTO_gcm128_tag + memcmp: mark direction here. */
+/*
+ * An open whose tag its caller compares (CRYPTO_gcm128_tag + memcmp: OpenSSL
+ * 1.1's TLS 1.2 records, direct users of this layer) ends in a finish
+ * without a tag, as a seal does: its decrypt call gives the direction.
+ */
 SEC("uprobe")
 int BPF_KPROBE(gcm_ossl_decrypt, void *gctx)
 {
@@ -837,6 +841,8 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, struct task_str
 	struct gcm_msg *m = ossl_msg_of(pid_tgid, gctx);
 	/* Every finish ends a message where setiv is not probed or only marks. */
 	bool every_finish = count_only || ossl_marks();
+	/* Given a tag, finish checks it; without one, CRYPTO_gcm128_tag hands it to the caller. */
+	enum gcm_end_call end = tag ? GCM_END_OSSL_FINISH : GCM_END_OSSL_TAG;
 	__u64 len[2] = {}, start_ns = 0;
 
 	if (!m && every_finish) {
@@ -862,8 +868,9 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, struct task_str
 	bpf_probe_read_user(len, sizeof(len), gctx + OSSL_GCM_LEN_OFF);
 	m->aad = len[0];
 	m->payload = len[1];
-	m->dir = gcm_end_dir(GCM_END_OSSL_FINISH, m->dir, 0, tag != NULL);
+	m->dir = gcm_end_dir(end, m->dir, 0);
 	call_fill_id(c, m, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH, m->lib_id);
+	c->end_call = end;
 	if (every_finish) {
 		c->m.start_ns = start_ns;	/* m->start_ns is the marks' bound */
 		m->dir = RS_GCM_DIR_UNKNOWN;	/* what setiv resets otherwise */
@@ -897,11 +904,11 @@ static __always_inline void ossl_finish_done(struct pt_regs *ctx, int rc)
 	struct gcm_call *c = call_take(GCM_CALL_FINISH);
 
 	if (c)
-		call_done(ctx, c, gcm_end_result(RS_GCM_LIB_OPENSSL, GCM_END_OSSL_FINISH, c->m.dir, rc),
+		call_done(ctx, c, gcm_end_result(RS_GCM_LIB_OPENSSL, c->end_call, c->m.dir, rc),
 			  rc);
 }
 
-/* finish() returns 0 when a given tag matches; without one (seal) it returns -1. */
+/* finish() returns 0 when a given tag matches; without one (CRYPTO_gcm128_tag) it returns -1. */
 SEC("uretprobe")
 int BPF_KRETPROBE(gcm_ossl_finish_ret, long rc)
 {
@@ -934,7 +941,7 @@ int BPF_KPROBE(gcm_ossl_fin_session, void *gctx, const void *tag)
 	/* Ended here, never parked: no task storage on the path most messages take. */
 	task = bpf_get_current_task_btf();
 	if (ossl_finish_msg(ctx, task, gctx, tag, &c))
-		emit_task(ctx, &c, gcm_end_result(RS_GCM_LIB_OPENSSL, GCM_END_OSSL_FINISH, c.m.dir, -1),
+		emit_task(ctx, &c, gcm_end_result(RS_GCM_LIB_OPENSSL, c.end_call, c.m.dir, -1),
 			  -1, task);
 	return 1;		/* nothing to wait for: no return probe */
 }
@@ -1334,7 +1341,7 @@ static __always_inline int tag_to_caller(void *ctx, __u64 hd, __u8 lib)
 		return 0;
 	m->active = 0;
 	c.m = *m;
-	c.m.dir = gcm_end_dir(GCM_END_TAG_OUT, m->dir, 0, 0);
+	c.m.dir = gcm_end_dir(GCM_END_TAG_OUT, m->dir, 0);
 	c.handle = hd;
 	c.lib_id = (__u32)bpf_get_attach_cookie(ctx);
 	c.lib = lib;
@@ -1496,7 +1503,7 @@ static __always_inline int gcry_tag_enter(struct pt_regs *ctx, __u64 hd, bool ge
 	if (!m || !m->active)
 		return 0;
 	m->active = 0;
-	m->dir = gcm_end_dir(end, m->dir, 0, !get);
+	m->dir = gcm_end_dir(end, m->dir, 0);
 	c = call_park(ctx, m, hd, 0, RS_GCM_LIB_GCRYPT, GCM_CALL_FINISH);
 	if (c)
 		c->end_call = end;

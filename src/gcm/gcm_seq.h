@@ -18,10 +18,13 @@
  *     GnuTLS's AES-GCM backend)           the call's             ok, tag-fail on
  *                                                                 GNUTLS_E_DECRYPTION_FAILED
  *                                                                 (open), else error
- *   CRYPTO_gcm128_finish (GCM_END_OSSL_FINISH; CRYPTO_gcm128_tag passes no tag)
- *                                         open if a tag is given  open: ok, or tag-fail
- *                                         or data was decrypted,  when finish fails;
- *                                         else seal               seal: ok
+ *   CRYPTO_gcm128_finish given a tag to check (GCM_END_OSSL_FINISH)
+ *                                         open                    ok, tag-fail when
+ *                                                                 finish fails
+ *   CRYPTO_gcm128_finish without a tag (GCM_END_OSSL_TAG: CRYPTO_gcm128_tag,
+ *     the tag handed to the caller; finish returns -1 by design)
+ *                                         open if data was        open: unchecked,
+ *                                         decrypted, else seal    seal: ok
  */
 #ifndef RINGSIDE_GCM_SEQ_H
 #define RINGSIDE_GCM_SEQ_H
@@ -33,23 +36,25 @@ enum gcm_end_call {
 	GCM_END_TAG_CHECK,
 	GCM_END_ONESHOT,
 	GCM_END_OSSL_FINISH,
+	GCM_END_OSSL_TAG,
 };
 
 #define GCM_GNUTLS_E_DECRYPTION_FAILED (-24)
 #define GCM_GPG_ERR_CHECKSUM 10
 
 /* data_dir: what the message's data calls said (RS_GCM_DIR_UNKNOWN: none, only AAD). */
-static inline __u8 gcm_end_dir(enum gcm_end_call call, __u8 data_dir, __u8 call_dir, int tag_given)
+static inline __u8 gcm_end_dir(enum gcm_end_call call, __u8 data_dir, __u8 call_dir)
 {
 	switch (call) {
 	case GCM_END_TAG_OUT:
+	case GCM_END_OSSL_TAG:
 		return data_dir == RS_GCM_OPEN ? RS_GCM_OPEN : RS_GCM_SEAL;
 	case GCM_END_TAG_CHECK:
+	case GCM_END_OSSL_FINISH:
+		/* A tag to check makes an open even where no decrypt call was probed. */
 		return RS_GCM_OPEN;
 	case GCM_END_ONESHOT:
 		return call_dir;
-	case GCM_END_OSSL_FINISH:
-		return tag_given || data_dir == RS_GCM_OPEN ? RS_GCM_OPEN : RS_GCM_SEAL;
 	}
 	return RS_GCM_DIR_UNKNOWN;
 }
@@ -73,8 +78,10 @@ static inline __u8 gcm_end_result(__u8 lib, enum gcm_end_call call, __u8 dir, in
 		return dir == RS_GCM_OPEN && rc == GCM_GNUTLS_E_DECRYPTION_FAILED ?
 			       RS_GCM_TAG_FAIL : RS_GCM_ERROR;
 	case GCM_END_OSSL_FINISH:
-		/* Without a tag (seal) finish returns -1 by design. */
-		return dir == RS_GCM_OPEN && rc ? RS_GCM_TAG_FAIL : RS_GCM_OK;
+		return rc ? RS_GCM_TAG_FAIL : RS_GCM_OK;
+	case GCM_END_OSSL_TAG:
+		/* rc is -1 by design; the caller compares an open's tag itself. */
+		return dir == RS_GCM_OPEN ? RS_GCM_UNCHECKED : RS_GCM_OK;
 	}
 	return RS_GCM_ERROR;
 }

@@ -79,6 +79,25 @@ pid=$(awk '/^ready/{print $2}' "$tmp/countonly.expect")
 COUNT_ONLY=1 python3 tests/integration/gcm_check.py "$tmp/countonly.expect" "$tmp/countonly.json" "$pid" |
 	sed 's/^\(PASS\|FAIL\) gcm_/\1 gcm_count_only_/'
 
+# 2c'. One OpenSSL context, the thread moved between two CPUs between calls:
+# a re-key or a TLS 1.2-style open (decrypt, tag compared by the caller) on
+# one CPU, the context's next message ended on the other or the same one:
+# each counted under the key and direction it had then, in both modes. The
+# opens' tags are compared by the caller (CRYPTO_gcm128_tag): unchecked.
+if [ "$(nproc)" -ge 2 ]; then
+	for mode in countonly events; do
+		args=(-p @PID@)
+		[ "$mode" = countonly ] && args+=(--count-only)
+		run_traced "hops_$mode" --only hops --rounds 40 -- "${args[@]}"
+		pid=$(awk '/^ready/{print $2}' "$tmp/hops_$mode.expect")
+		COUNT_ONLY=$([ "$mode" = countonly ] && echo 1) \
+			python3 tests/integration/gcm_check.py "$tmp/hops_$mode.expect" "$tmp/hops_$mode.json" "$pid" |
+			sed "s/^\(PASS\|FAIL\) gcm_/\1 gcm_cpu_hops_${mode}_/"
+	done
+else
+	skip gcm_cpu_hops "one CPU: nothing to move between"
+fi
+
 # 2d. The load does not wait for the uprobe test, which runs on a thread: it
 # takes the kernel's claim of session links, and the settled choice reloads
 # what a refuted claim loaded (here the switch refutes it, when the test is

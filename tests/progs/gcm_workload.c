@@ -28,7 +28,11 @@
  *   --wait: print "ready PID" and wait for SIGUSR1 before starting.
  *   --hold: after the schedule, stay alive until SIGUSR1 (so callers resolve).
  *   --exec-after: exec /bin/sleep 5 instead of running the schedule.
- *   --only: comma-separated subset of openssl,tls,gnutls,gcrypt,nettle.
+ *   --only: comma-separated subset of openssl,tls,gnutls,gcrypt,nettle;
+ *     "hops" (only when named: it needs two CPUs) runs OpenSSL's
+ *     CRYPTO_gcm128_* calls directly on one context, the thread moved
+ *     between two CPUs between them: re-keys and TLS 1.2-style opens seen
+ *     on one CPU, the context's next message ended on the other.
  *   --preopened N: open a GnuTLS and a libgcrypt AES-128-GCM handle first,
  *     print "ready PID", and after SIGUSR1 seal N messages through each (a
  *     trace started in between never sees the handles made): prints
@@ -37,6 +41,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,8 +56,10 @@
 #include <nettle/gcm.h>
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
+#include <openssl/aes.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/modes.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
@@ -180,6 +187,111 @@ static void run_openssl(struct schedule *s)
 		die("EVP open of a forged message succeeding");
 	count(s, L_OPENSSL, 1, 128, AAD_LEN, 64, true);
 	EVP_CIPHER_CTX_free(c);
+}
+
+/* ---- OpenSSL's GCM128 layer directly, the thread moving between CPUs ---- */
+
+/* Run the calling thread on cpu; sched_setaffinity moves it before returning. */
+static void hop(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+/*
+ * AES_* is deprecated in OpenSSL 3, but it is what the GCM128 layer takes
+ * (an AES_KEY and its block function), as libssl's TLS 1.2 path does.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static void gcm128_key(GCM128_CONTEXT *g, AES_KEY *ks, int bits)
+{
+	if (AES_set_encrypt_key(key, bits, ks))
+		die("AES key");
+	CRYPTO_gcm128_init(g, ks, (block128_f)AES_encrypt);
+}
+
+/* new() keys the context too: ks must hold a key schedule. */
+static GCM128_CONTEXT *gcm128_new(AES_KEY *ks)
+{
+	GCM128_CONTEXT *g;
+
+	if (AES_set_encrypt_key(key, 128, ks))
+		die("AES key");
+	g = CRYPTO_gcm128_new(ks, (block128_f)AES_encrypt);
+	if (!g)
+		die("CRYPTO_gcm128_new");
+	return g;
+}
+#pragma GCC diagnostic pop
+
+static void gcm128_seal(struct schedule *s, GCM128_CONTEXT *g, int bits)
+{
+	unsigned char tag[TAG_LEN];
+
+	CRYPTO_gcm128_setiv(g, iv, sizeof(iv));
+	if (CRYPTO_gcm128_aad(g, aad, AAD_LEN) || CRYPTO_gcm128_encrypt(g, msg, ct, 64))
+		die("GCM128 seal");
+	CRYPTO_gcm128_tag(g, tag, TAG_LEN);
+	count(s, L_OPENSSL, 0, bits, AAD_LEN, 64, false);
+}
+
+/* An open as libssl's TLS 1.2 record layer does it: the tag compared by the caller. */
+static void gcm128_open_unchecked(struct schedule *s, GCM128_CONTEXT *g, int bits)
+{
+	unsigned char tag[TAG_LEN];
+
+	CRYPTO_gcm128_setiv(g, iv, sizeof(iv));
+	if (CRYPTO_gcm128_aad(g, aad, AAD_LEN) || CRYPTO_gcm128_decrypt(g, ct, pt, 64))
+		die("GCM128 open");
+	CRYPTO_gcm128_tag(g, tag, TAG_LEN);
+	count_unchecked_open(s, L_OPENSSL, bits, AAD_LEN, 64);
+}
+
+/*
+ * Each step on the CPU named: a state a tracer might keep per CPU (the key
+ * size, a direction) is changed on one CPU and the context's next message
+ * ends on the other, or on the same one after a change there.
+ */
+static void run_hops(struct schedule *s)
+{
+	GCM128_CONTEXT *g;
+	AES_KEY ks128, ks256;
+	cpu_set_t allowed;
+	int cpu[2], n = 0;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+		die("sched_getaffinity");
+	for (int i = 0; i < CPU_SETSIZE && n < 2; i++)
+		if (CPU_ISSET(i, &allowed))
+			cpu[n++] = i;
+	if (n < 2)
+		die("hops: fewer than two CPUs allowed");
+	g = gcm128_new(&ks128);
+	for (int r = 0; r < s->rounds; r++) {
+		hop(cpu[0]);
+		gcm128_key(g, &ks128, 128);
+		gcm128_seal(s, g, 128);
+		hop(cpu[1]);
+		gcm128_key(g, &ks256, 256);
+		gcm128_seal(s, g, 256);
+		hop(cpu[0]);			/* re-keyed on the other CPU */
+		gcm128_seal(s, g, 256);
+		hop(cpu[1]);			/* an open after a seal on this CPU */
+		gcm128_open_unchecked(s, g, 256);
+		hop(cpu[0]);
+		gcm128_seal(s, g, 256);
+		gcm128_open_unchecked(s, g, 256);	/* both on one CPU */
+		gcm128_seal(s, g, 256);
+	}
+	CRYPTO_gcm128_release(g);
+	/* Back to every CPU it had. */
+	if (sched_setaffinity(0, sizeof(allowed), &allowed))
+		die("sched_setaffinity");
 }
 
 /* ---- TLS 1.3 over a socketpair ------------------------------------------ */
@@ -822,6 +934,8 @@ int main(int argc, char **argv)
 		run_openssl(&s);
 	if (selected(only, "tls"))
 		run_tls(&s);
+	if (only && selected(only, "hops"))
+		run_hops(&s);
 	if (selected(only, "gnutls"))
 		run_gnutls(&s);
 	if (selected(only, "gcrypt"))

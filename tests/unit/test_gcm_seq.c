@@ -19,7 +19,6 @@ struct step {
 	unsigned long long len;		/* AAD, ENC, DEC */
 	enum gcm_end_call end;		/* END */
 	__u8 call_dir;			/* END of a one-shot call */
-	int tag_given;			/* END: the caller passed a tag to compare */
 	int rc;				/* END: the ending call's return value */
 };
 
@@ -53,7 +52,7 @@ static struct message replay(__u8 lib, const struct step *steps, unsigned int n)
 				m.aad = s->len >> 32;
 				m.payload = s->len & 0xffffffff;
 			}
-			m.dir = gcm_end_dir(s->end, m.dir, s->call_dir, s->tag_given);
+			m.dir = gcm_end_dir(s->end, m.dir, s->call_dir);
 			m.result = gcm_end_result(lib, s->end, m.dir, s->rc);
 			m.ended = 1;
 			break;
@@ -93,14 +92,14 @@ static void libgcrypt_sequences(void)
 	       RS_GCM_SEAL, RS_GCM_OK, 13, 100);
 	/* An opener that lets the library compare: checktag 0, then GPG_ERR_CHECKSUM. */
 	expect(REPLAY(RS_GCM_LIB_GCRYPT, { IV }, { AAD, 13 }, { DEC, 100 },
-		      END_(GCM_END_TAG_CHECK, .tag_given = 1)),
+		      END_(GCM_END_TAG_CHECK)),
 	       RS_GCM_OPEN, RS_GCM_OK, 13, 100);
 	expect(REPLAY(RS_GCM_LIB_GCRYPT, { IV }, { DEC, 64 },
-		      END_(GCM_END_TAG_CHECK, .tag_given = 1, .rc = GCRY_ERR(GCM_GPG_ERR_CHECKSUM))),
+		      END_(GCM_END_TAG_CHECK, .rc = GCRY_ERR(GCM_GPG_ERR_CHECKSUM))),
 	       RS_GCM_OPEN, RS_GCM_TAG_FAIL, 0, 64);
 	/* Another error from checktag (GPG_ERR_INV_LENGTH, 139) is not a tag failure. */
 	expect(REPLAY(RS_GCM_LIB_GCRYPT, { IV }, { DEC, 64 },
-		      END_(GCM_END_TAG_CHECK, .tag_given = 1, .rc = GCRY_ERR(139))),
+		      END_(GCM_END_TAG_CHECK, .rc = GCRY_ERR(139))),
 	       RS_GCM_OPEN, RS_GCM_ERROR, 0, 64);
 	/* A packet decoder (TLS key log): decrypt, then gettag to compare itself. */
 	expect(REPLAY(RS_GCM_LIB_GCRYPT, { IV }, { AAD, 13 }, { DEC, 1400 }, END_(GCM_END_TAG_OUT)),
@@ -151,18 +150,23 @@ static void nettle_sequences(void)
 static void openssl_sequences(void)
 {
 	/* EVP seal: setiv, AAD and data inside the context, CRYPTO_gcm128_tag (finish without a tag: -1). */
-	expect(REPLAY(RS_GCM_LIB_OPENSSL, { IV }, { ENC, 64 }, END_(GCM_END_OSSL_FINISH, .rc = -1)),
+	expect(REPLAY(RS_GCM_LIB_OPENSSL, { IV }, { ENC, 64 }, END_(GCM_END_OSSL_TAG, .rc = -1)),
 	       RS_GCM_SEAL, RS_GCM_OK, 0, 64);
 	/* EVP open: finish with the expected tag: 0 matches, else a tag failure. */
-	expect(REPLAY(RS_GCM_LIB_OPENSSL, { IV }, { DEC, 64 },
-		      END_(GCM_END_OSSL_FINISH, .tag_given = 1)),
+	expect(REPLAY(RS_GCM_LIB_OPENSSL, { IV }, { DEC, 64 }, END_(GCM_END_OSSL_FINISH)),
 	       RS_GCM_OPEN, RS_GCM_OK, 0, 64);
-	expect(REPLAY(RS_GCM_LIB_OPENSSL, { IV }, { DEC, 64 },
-		      END_(GCM_END_OSSL_FINISH, .tag_given = 1, .rc = -1)),
+	expect(REPLAY(RS_GCM_LIB_OPENSSL, { IV }, { DEC, 64 }, END_(GCM_END_OSSL_FINISH, .rc = -1)),
 	       RS_GCM_OPEN, RS_GCM_TAG_FAIL, 0, 64);
 	/* A given tag makes an open even when no decrypt call was probed (in-place ctr32 code). */
-	expect(REPLAY(RS_GCM_LIB_OPENSSL, { IV }, END_(GCM_END_OSSL_FINISH, .tag_given = 1)),
+	expect(REPLAY(RS_GCM_LIB_OPENSSL, { IV }, END_(GCM_END_OSSL_FINISH)),
 	       RS_GCM_OPEN, RS_GCM_OK, 0, 0);
+	/*
+	 * An open whose caller compares the tag (OpenSSL 1.1's TLS 1.2 records,
+	 * direct users of the layer): decrypt, then CRYPTO_gcm128_tag. Its -1
+	 * is no tag failure: the caller has not compared yet.
+	 */
+	expect(REPLAY(RS_GCM_LIB_OPENSSL, { IV }, { AAD, 13 }, { DEC, 64 }, END_(GCM_END_OSSL_TAG, .rc = -1)),
+	       RS_GCM_OPEN, RS_GCM_UNCHECKED, 13, 64);
 }
 
 int main(void)
