@@ -17,7 +17,7 @@ fi
 trap '[ -n "$mounted_tracefs" ] && umount /sys/kernel/tracing' EXIT
 
 python3 - "$RINGSIDE" "$LIB" <<'PY'
-import os, shutil, signal, subprocess, sys, tempfile, time
+import os, shutil, signal, socket, subprocess, sys, tempfile, time
 
 ringside, lib = sys.argv[1], sys.argv[2]
 
@@ -45,6 +45,11 @@ def start(cmd, marker, stream, env=None):
         p.communicate()
     return t, rss, hwm
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
 def median(xs):
     return sorted(xs)[len(xs) // 2]
 
@@ -65,6 +70,11 @@ rows = [
     ("ringside gcm -l libcrypto", [ringside, "gcm", "-l", lib], b"tracing", "err", kept),
     ("ringside reclaim", [ringside, "reclaim"], b"tracing", "err", kept),
     ("ringside btrfs", [ringside, "btrfs"], b"tracing", "err", kept),
+    # The agent's "serving" line comes once every collector this kernel
+    # allows is up (here: gcm, reclaim, btrfs; kernel-gcm has no kprobe or
+    # fentry on this machine), on a port free at the time.
+    ("ringside agent (every collector)", [ringside, "agent", "--web.listen-address",
+     "127.0.0.1:%d" % free_port()], b"serving", "err", kept),
     # The same OpenSSL functions ringside gcm probes there, entry and return.
     # bpftrace prints "Attaching N probes..." before it loads or attaches
     # any (strace: the first uprobe's perf_event_open comes after it); its
