@@ -317,33 +317,41 @@ static struct MHD_Daemon *start_http(struct agent *a)
 
 /* ---- collectors ----------------------------------------------------------- */
 
-static int start_collector(struct agent *a, int col)
+/* col's session opened and its collector enabled: 0, or the enable's error (s kept to say it). */
+static int enable_collector(struct agent *a, int col, struct ringside_session *s)
 {
-	struct ringside_session *s;
-	int err;
-
-	if (cli_session_open(&a->o, on_event, a, &s))
-		return -1;
 	if (col == COL_GCM) {
 		/* The kernel holds rows for the label sets the exposition keeps, and some. */
 		struct ringside_gcm_opts go = { .sz = sizeof(go), .aggregate = true,
 						.count_only = !a->gcm_latency,
 						.label_sets = a->max_series + a->max_series / 4 };
 
-		err = ringside_session_enable_gcm(s, &go);
-	} else if (col == COL_RECLAIM) {
+		return ringside_session_enable_gcm(s, &go);
+	}
+	if (col == COL_RECLAIM) {
 		struct ringside_reclaim_opts ro = { .sz = sizeof(ro), .aggregate = true };
 
-		err = ringside_session_enable_reclaim(s, &ro);
-	} else if (col == COL_BTRFS) {
+		return ringside_session_enable_reclaim(s, &ro);
+	}
+	if (col == COL_BTRFS) {
 		struct ringside_btrfs_opts bo = { .sz = sizeof(bo), .aggregate = true };
 
-		err = ringside_session_enable_btrfs(s, &bo);
-	} else {
+		return ringside_session_enable_btrfs(s, &bo);
+	}
+	{
 		struct ringside_kaead_opts ko = { .sz = sizeof(ko), .aggregate = true };
 
-		err = ringside_session_enable_kaead(s, &ko);
+		return ringside_session_enable_kaead(s, &ko);
 	}
+}
+
+/*
+ * The enabled session s attached (err: the enable's), and said: up, or not
+ * up with why. -1 when the agent cannot go on (a collector asked for by
+ * name failed); s is the agent's or closed either way.
+ */
+static int attach_collector(struct agent *a, int col, struct ringside_session *s, int err)
+{
 	if (!err)
 		err = ringside_session_attach(s);
 	if (err) {
@@ -363,6 +371,49 @@ static int start_collector(struct agent *a, int col)
 	a->sessions[a->nr_sessions++] = s;
 	pthread_mutex_unlock(&a->lock);
 	return 0;
+}
+
+/*
+ * Every collector asked for, in groups, each group's collectors enabled and
+ * then attached, so what an enable starts on a thread (reclaim's read of
+ * /proc/kallsyms) runs while the group's other collectors load. The order
+ * keeps apart what would wait on each other: kernel-gcm goes alone and
+ * first, since where the kernel has no way to run it, its failed attach
+ * waits out the feature tests' threads other collectors start (about 80 ms
+ * here); gcm goes last, since its enable starts the uprobe feature tests,
+ * whose perf-event uprobes, released on a thread, hold the kernel's trace
+ * event lock long enough to stall reclaim's attach of the syscall-exit
+ * tracepoint (115 ms here, with tracefs mounted). -1 when the agent cannot
+ * go on.
+ */
+static int start_collectors(struct agent *a)
+{
+	static const int groups[][NR_COLS + 1] = {
+		{ COL_KGCM, -1 }, { COL_RECLAIM, COL_BTRFS, -1 }, { COL_GCM, -1 },
+	};
+	struct ringside_session *pending[NR_COLS] = { 0 };
+	int err[NR_COLS] = { 0 }, ret = 0;
+
+	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]) && !ret; g++) {
+		for (const int *col = groups[g]; *col >= 0 && !ret; col++) {
+			if (a->want[*col] < 0)
+				continue;
+			if (cli_session_open(&a->o, on_event, a, &pending[*col]))
+				ret = -1;
+			else
+				err[*col] = enable_collector(a, *col, pending[*col]);
+		}
+		for (const int *col = groups[g]; *col >= 0; col++) {
+			if (!pending[*col])
+				continue;
+			if (!ret)
+				ret = attach_collector(a, *col, pending[*col], err[*col]);
+			else
+				ringside_session_close(pending[*col]);
+			pending[*col] = NULL;
+		}
+	}
+	return ret;
 }
 
 /* Drain every session's ring until asked to stop (or --duration). */
@@ -499,9 +550,8 @@ int cmd_agent(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	for (int col = 0; col < NR_COLS; col++)
-		if (a.want[col] >= 0 && start_collector(&a, col))
-			goto out;
+	if (start_collectors(&a))
+		goto out;
 	if (!a.nr_sessions) {
 		cli_err("no collector could start: see the lines above");
 		goto out;
