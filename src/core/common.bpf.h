@@ -144,6 +144,18 @@ static __always_inline void rs_task_comm(struct task_struct *task, __u64 out[RS_
 	out[0] = lo & keep;
 	out[1] = keep == ~0ULL ? hi & rs_bytes_before_nul(hi) : 0;
 }
+
+/*
+ * How often task has been switched out. A program in process context can
+ * be preempted on a preemptible kernel (uprobe programs run under
+ * migrate_disable() only), and the task that runs next on the CPU may use
+ * the same per-CPU slot: equal counts before and after a section that
+ * reads or writes such a slot mean no other task ran there meanwhile.
+ */
+static __always_inline __u64 rs_task_switches(struct task_struct *task)
+{
+	return task->nvcsw + task->nivcsw;
+}
 #endif
 
 static __always_inline void rs_current_comm(__u64 out[RS_COMM_LEN / 8])

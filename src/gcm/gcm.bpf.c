@@ -279,10 +279,13 @@ static __always_inline __u64 ossl_gen_now(void)
 	return *(volatile __u64 *)&ossl_gen;
 }
 
-static __always_inline void ossl_recent_put(__u64 pid_tgid, void *gctx, __u64 gen, const struct gcm_msg *m)
+/* task: the current one, whose thread id is in pid_tgid. */
+static __always_inline void ossl_recent_put(struct task_struct *task, __u64 pid_tgid, void *gctx,
+					    __u64 gen, const struct gcm_msg *m)
 {
 	__u32 zero = 0;
 	struct ossl_recent *r = bpf_map_lookup_elem(&gcm_ossl_recent, &zero);
+	__u64 switches = rs_task_switches(task);
 
 	if (!r)
 		return;
@@ -290,22 +293,29 @@ static __always_inline void ossl_recent_put(__u64 pid_tgid, void *gctx, __u64 ge
 	r->gctx = (__u64)gctx;
 	r->gen = gen;
 	r->m = *m;
+	/* Preempted while writing: another task's write may be half under ours. No thread is 0. */
+	if (rs_task_switches(task) != switches)
+		r->pid_tgid = 0;
 }
 
-/* This CPU's copy of the thread's context gctx, if it is still good. */
-static __always_inline const struct gcm_msg *ossl_recent_of(__u64 pid_tgid, void *gctx)
+/* This CPU's copy of the thread's context gctx into m, if it is still good. */
+static __always_inline bool ossl_recent_get(struct task_struct *task, __u64 pid_tgid, void *gctx,
+					    struct gcm_msg *m)
 {
 	__u32 zero = 0;
 	struct ossl_recent *r = bpf_map_lookup_elem(&gcm_ossl_recent, &zero);
+	__u64 switches = rs_task_switches(task);
 
-	if (r && r->pid_tgid == pid_tgid && r->gctx == (__u64)gctx && r->gen == ossl_gen_now())
-		return &r->m;
-	return NULL;
+	if (!r || r->pid_tgid != pid_tgid || r->gctx != (__u64)gctx || r->gen != ossl_gen_now())
+		return false;
+	*m = r->m;
+	/* Preempted while reading: another task may have rewritten the slot under the copy. */
+	return rs_task_switches(task) == switches;
 }
 
 /* An OpenSSL context's fresh state: its library from the attach cookie, a marks' bound. */
-static __always_inline void ossl_handle_new(void *ctx, __u64 pid_tgid, void *gctx, __u16 key_bits,
-					    __u8 flags, __u64 start_ns)
+static __always_inline void ossl_handle_new(void *ctx, struct task_struct *task, __u64 pid_tgid,
+					    void *gctx, __u16 key_bits, __u8 flags, __u64 start_ns)
 {
 	struct gcm_hkey k = ossl_hkey(pid_tgid, gctx);
 	struct gcm_msg m = {
@@ -325,7 +335,7 @@ static __always_inline void ossl_handle_new(void *ctx, __u64 pid_tgid, void *gct
 	 * its context before every message). */
 	gen = ossl_gen_bump();
 	handle_put(&k, &m);
-	ossl_recent_put(pid_tgid, gctx, gen, &m);
+	ossl_recent_put(task, pid_tgid, gctx, gen, &m);
 }
 
 static __always_inline struct gcm_msg *ossl_msg_of(__u64 pid_tgid, void *gctx)
@@ -779,6 +789,7 @@ static __always_inline void call_done(struct pt_regs *ctx, struct gcm_call *c, _
 SEC("uprobe")
 int BPF_KPROBE(gcm_ossl_init, void *gctx, void *key)
 {
+	struct task_struct *task;
 	int rounds = 0;
 	__u16 bits;
 
@@ -797,7 +808,8 @@ int BPF_KPROBE(gcm_ossl_init, void *gctx, void *key)
 	}
 	/* With per-CPU marks, the time of the key is the context's first
 	 * bound: a mark older than it is another context's (ossl_mark_of()). */
-	ossl_handle_new(ctx, bpf_get_current_pid_tgid(), gctx, bits, 0,
+	task = bpf_get_current_task_btf();
+	ossl_handle_new(ctx, task, (__u64)task->tgid << 32 | (__u32)task->pid, gctx, bits, 0,
 			ossl_marks() ? bpf_ktime_get_ns() : 0);
 	return 0;
 }
@@ -877,7 +889,7 @@ int BPF_KPROBE(gcm_ossl_setiv, void *gctx)
 	pid_tgid = bpf_get_current_pid_tgid();
 	m = ossl_msg_of(pid_tgid, gctx);
 	if (!m) {
-		ossl_handle_new(ctx, pid_tgid, gctx, 0, RS_GCM_F_KEY_UNKNOWN, 0);
+		ossl_handle_new(ctx, bpf_get_current_task_btf(), pid_tgid, gctx, 0, RS_GCM_F_KEY_UNKNOWN, 0);
 		m = ossl_msg_of(pid_tgid, gctx);
 		if (!m)
 			return 0;
@@ -941,16 +953,14 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, struct task_str
 	/* Given a tag, finish checks it; without one, CRYPTO_gcm128_tag hands it to the caller. */
 	enum gcm_end_call end = tag ? GCM_END_OSSL_FINISH : GCM_END_OSSL_TAG;
 	__u64 start_ns = 0, gen = 0;
-	const struct gcm_msg *copy;
-	struct gcm_msg *m;
+	struct gcm_msg *m, copy;
 
 	if (ossl_copies()) {
-		copy = ossl_recent_of(pid_tgid, gctx);
-		if (copy) {
+		if (ossl_recent_get(task, pid_tgid, gctx, &copy)) {
 			/* The entry says what the copy does (no direction, no
 			 * message open): nothing in it to update. */
-			call_fill_id(c, copy, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH,
-				     copy->lib_id);
+			call_fill_id(c, &copy, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH,
+				     copy.lib_id);
 			c->m.start_ns = 0;	/* counting only: untimed */
 			if (!agent_mode || tag)
 				c->m.caller = return_address(ctx);
@@ -965,7 +975,7 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, struct task_str
 		if (!rs_filter_pass())
 			return false;
 		/* Its start, if marked, came before its context was known: untimed. */
-		ossl_handle_new(ctx, pid_tgid, gctx, 0, RS_GCM_F_KEY_UNKNOWN,
+		ossl_handle_new(ctx, task, pid_tgid, gctx, 0, RS_GCM_F_KEY_UNKNOWN,
 				ossl_marks() ? bpf_ktime_get_ns() : 0);
 		if (ossl_copies())
 			gen = ossl_gen_now();	/* the making moved it */
@@ -990,7 +1000,7 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, struct task_str
 		m->dir = RS_GCM_DIR_UNKNOWN;	/* what setiv resets otherwise */
 	}
 	if (ossl_copies())
-		ossl_recent_put(pid_tgid, gctx, gen, m);
+		ossl_recent_put(task, pid_tgid, gctx, gen, m);
 	return true;
 }
 
