@@ -146,7 +146,7 @@ PROG_FLAGS_gcm_chain := -fomit-frame-pointer
 PROG_FLAGS_nopie_target := -no-pie -fno-pie
 # its inline asm calls a function: no red zone for the call to clobber
 PROG_FLAGS_uretprobe_check := -mno-red-zone
-$(OUT)/tests/progs/%: tests/progs/%.c
+$(OUT)/tests/progs/%: tests/progs/%.c tests/median.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer $(PROG_FLAGS_$*) -o $@ $< $(PROG_LIBS_$*) -ldl -lpthread
 
@@ -222,7 +222,7 @@ demo:
 demo-run: all $(PROG_BINS)
 	@OUT=$(OUT) tools/demo.sh
 
-$(OUT)/bench/%: bench/%.c tests/frozen_child.h $(LIB_A) | $(BENCH_SKELS)
+$(OUT)/bench/%: bench/%.c tests/frozen_child.h tests/median.h $(LIB_A) | $(BENCH_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDLIBS) -lm $(PROG_LIBS_$*)
 

@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "ringside/resolve.h"
+#include "../tests/median.h"
 #include "feature_probes.h"
 #include "uprobe_multi.h"
 #include "bpf_prices.skel.h"
@@ -39,19 +40,6 @@ struct price_block {
 __attribute__((noinline)) void price_target(const unsigned long long *lengths)
 {
 	__asm__ volatile("" : : "r"(lengths) : "memory");
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static int prog_stats(int fd, unsigned long long *run_ns, unsigned long long *runs)
@@ -115,7 +103,8 @@ int main(void)
 		bpf_object__for_each_program(p, skel->obj)
 			bpf_program__set_expected_attach_type(p, RS_BPF_TRACE_UPROBE_MULTI);
 	}
-	bpf_program__set_expected_attach_type(skel->progs.price_is_return, RS_BPF_TRACE_UPROBE_SESSION);
+	bpf_program__set_expected_attach_type(skel->progs.price_is_return,
+					      RS_BPF_TRACE_UPROBE_SESSION);
 	bpf_program__set_autoload(skel->progs.price_is_return, has_session);
 	if (bpf_prices_bpf__load(skel)) {
 		fprintf(stderr, "bpf_prices: cannot load the programs\n");
@@ -135,7 +124,8 @@ int main(void)
 	n = sizeof(blocks) / sizeof(blocks[0]) - !has_session;
 	{
 		struct { unsigned long long a, b; } k16 = { 1, 2 };
-		struct { unsigned long long comm[2], a, b; } k32 = { { 0x6c726f776b726f77ULL, 0x64616fULL }, 3, 4 };
+		struct { unsigned long long comm[2], a, b; } k32 = {
+			{ 0x6c726f776b726f77ULL, 0x64616fULL }, 3, 4 };
 		unsigned long long row[8] = {};
 		int ncpu = libbpf_num_possible_cpus();
 		unsigned long long *rows = ncpu > 0 ? calloc(ncpu, sizeof(row)) : NULL;
@@ -167,11 +157,11 @@ int main(void)
 	printf("BPF time per run (bpf_stats), medians of %d rounds of %d calls, interleaved:\n", ROUNDS,
 	       CALLS_PER_ROUND);
 	{
-		double empty = median(blocks[0].ns, ROUNDS);
+		double empty = median_double(blocks[0].ns, ROUNDS);
 
 		printf("  %-56s %6.1f ns\n", blocks[0].name, empty);
 		for (i = 1; i < n; i++)
-			printf("  %-56s %+6.1f ns\n", blocks[i].name, median(blocks[i].ns, ROUNDS) - empty);
+			printf("  %-56s %+6.1f ns\n", blocks[i].name, median_double(blocks[i].ns, ROUNDS) - empty);
 	}
 	err = 0;
 out_stats:

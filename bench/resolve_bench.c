@@ -20,6 +20,7 @@
 #include "ringside/resolve.h"
 #include "procmap_uapi.h"
 #include "../tests/frozen_child.h"
+#include "../tests/median.h"
 
 #define NADDR 10000
 #define RUNS 15
@@ -30,18 +31,6 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return v[n / 2];
 }
 
 struct vlist {
@@ -256,7 +245,8 @@ static void run(int nmaps)
 					}
 				}
 			}
-			double mt = median(tt, RUNS), mi = median(ti, RUNS), ma = median(ta, RUNS);
+			double mt = median_double(tt, RUNS), mi = median_double(ti, RUNS),
+			       ma = median_double(ta, RUNS);
 			double best = mt < mi ? mt : mi;
 
 			printf("%-44s %-11s %10.0f %10.0f %10.0f %8.1fx %8.2f\n", dist_name[d],
@@ -273,7 +263,8 @@ static void run(int nmaps)
 					ti[i] = syscall_floor(pid, addrs, q, bid);
 					ta[i] = batch_ioctl(pid, addrs, bid, RINGSIDE_BATCH_AUTO);
 				}
-				double mt = median(tt, RUNS), mf = median(ti, RUNS), ma = median(ta, RUNS);
+				double mt = median_double(tt, RUNS), mf = median_double(ti, RUNS),
+				       ma = median_double(ta, RUNS);
 
 				printf("  its floor: open, %2" PRIu64 " queries, close %-11s %10.0f %10.1f %10.1f %7.1fx  auto/floor %.2f, text/floor %.0fx\n",
 				       q, bid ? "+build-id" : "no build-id", mt / 1e3, mf / 1e3, ma / 1e3,
@@ -284,7 +275,7 @@ static void run(int nmaps)
 					tt[i] = single_cold(pid, addrs[i * 37], RINGSIDE_PROCMAPS_TEXT, bid);
 					ti[i] = single_cold(pid, addrs[i * 37], RINGSIDE_PROCMAPS_AUTO, bid);
 				}
-				double mt = median(tt, RUNS), mi = median(ti, RUNS);
+				double mt = median_double(tt, RUNS), mi = median_double(ti, RUNS);
 				printf("single cold lookup %-37s text %9.1f us                   ioctl %8.2f us                   ratio %5.1fx\n",
 				       bid ? "+build-id" : "no build-id", mt / 1e3, mi / 1e3, mt / mi);
 			}

@@ -63,6 +63,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include "../median.h"
+
 #define AAD_LEN 13
 #define TAG_LEN 16
 #define MAX_MSG 16384
@@ -677,19 +679,10 @@ static int seal_loop(size_t len, double secs)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void print_median(double *v, size_t n, const char *end)
 {
-	double med;
+	double med = median_double(v, n);
 
-	qsort(v, n, sizeof(v[0]), cmp_double);
-	med = n ? v[n / 2] : 0;
 	printf("%.0f%s", med > -0.5 && med < 0.5 ? 0.0 : med, end);	/* never "-0" */
 }
 
