@@ -13,6 +13,7 @@
 #include <linux/btf.h>
 #include <bpf/btf.h>
 
+#include "btf_copy.h"
 #include "core_btf.h"
 #include "kernel_btf.h"
 #include "elf_section.h"
@@ -45,7 +46,7 @@ struct root {
 };
 
 struct cut {
-	const struct btf *kernel;
+	const struct rs_btf *kernel;
 	struct btf *out;
 	__u32 *out_id;		/* kernel type id -> its copy's id; 0: not copied */
 	__u32 void_ptr;		/* the one pointer type every pointer becomes */
@@ -186,22 +187,22 @@ static int copy_type(struct cut *c, __u32 id);
 
 static int find_and_copy_roots(struct cut *c)
 {
-	__u32 n = btf__type_cnt(c->kernel);
 	__u64 by_first[256] = { 0 };	/* roots by their name's first byte */
 	__u32 kinds = 0;
+	const struct btf_type *t;
+	__u32 id;
 
 	for (unsigned int i = 0; i < c->nr_roots; i++) {
 		by_first[(unsigned char)c->roots[i].name[0]] |= 1ULL << i;
 		kinds |= 1U << c->roots[i].kind;
 	}
-	for (__u32 id = 1; id < n; id++) {
-		const struct btf_type *t = btf__type_by_id(c->kernel, id);
+	for (t = rs_btf_next(c->kernel, NULL, &id); t; t = rs_btf_next(c->kernel, t, &id)) {
 		const char *name;
 		__u64 maybe;
 
 		if (!(kinds & (1U << btf_kind(t))))
 			continue;
-		name = btf__name_by_offset(c->kernel, t->name_off);
+		name = rs_btf_name(c->kernel, t->name_off);
 		maybe = name ? by_first[(unsigned char)name[0]] : 0;
 		for (unsigned int i = 0; maybe; i++, maybe >>= 1) {
 			struct root *r = &c->roots[i];
@@ -232,11 +233,13 @@ static struct btf_type *copied(struct cut *c, int out_id)
  */
 static int copy_type(struct cut *c, __u32 id)
 {
-	const struct btf_type *t = btf__type_by_id(c->kernel, id);
+	const struct btf_type *t = rs_btf_type(c->kernel, id);
 	int out, sub;
 
 	if (!id)
 		return 0;
+	if (!t)
+		return -EINVAL;
 	if (c->out_id[id])
 		return (int)c->out_id[id];
 	switch (btf_kind(t)) {
@@ -256,7 +259,7 @@ static int copy_type(struct cut *c, __u32 id)
 	default:
 		return -EINVAL;	/* functions, variables: never held by value */
 	}
-	out = btf__add_type(c->out, c->kernel, t);
+	out = rs_btf_copy_type(c->out, c->kernel, t, true);
 	if (out < 0)
 		return out;
 	c->out_id[id] = (__u32)out;
@@ -345,7 +348,7 @@ void rs_core_btf_prepare(const void *elf, size_t size, struct rs_core_btf *cb,
 		why = "no CO-RE relocations";
 	if (!why) {
 		c.out = btf__new_empty();
-		c.out_id = calloc(btf__type_cnt(c.kernel), sizeof(*c.out_id));
+		c.out_id = calloc(rs_btf_type_cnt(c.kernel), sizeof(*c.out_id));
 		why = !c.out || !c.out_id ? "out of memory" :
 		      find_and_copy_roots(&c) ? "a kernel type that cannot be copied" : NULL;
 	}

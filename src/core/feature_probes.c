@@ -27,6 +27,7 @@
 
 #include "ringside/ringside.h"
 #include "feature_probes.h"
+#include "kernel_btf.h"
 #include "ringside/gcm.h"
 #include "ringside/procmaps.h"
 #include "procmap_uapi.h"
@@ -163,7 +164,7 @@ void rs_probe_attach(struct ringside_feature_result *r, const char *prog_name,
  * "return 0" loaded against ringside's one parse of the kernel's BTF and
  * attached. A libbpf object would parse /sys/kernel/btf/vmlinux again.
  */
-void rs_probe_attach_btf(struct ringside_feature_result *r, const struct btf *vmlinux,
+void rs_probe_attach_btf(struct ringside_feature_result *r, const struct rs_btf *vmlinux,
 			 enum bpf_attach_type type, const char *target, const char *what)
 {
 	const struct bpf_insn ret0[] = {
@@ -176,7 +177,7 @@ void rs_probe_attach_btf(struct ringside_feature_result *r, const struct btf *vm
 
 	/* A tracepoint's BTF is its btf_trace_<name> typedef; a function's, its FUNC. */
 	snprintf(name, sizeof(name), "%s%s", tp ? "btf_trace_" : "", target);
-	id = vmlinux ? btf__find_by_name_kind(vmlinux, name, tp ? BTF_KIND_TYPEDEF : BTF_KIND_FUNC) : -ENOENT;
+	id = vmlinux ? rs_btf_find(vmlinux, name, tp ? BTF_KIND_TYPEDEF : BTF_KIND_FUNC) : -ENOENT;
 	if (id <= 0) {
 		rs_feature_set(r, false, "%s: %s is not in the kernel's BTF", what, name);
 		return;
@@ -592,38 +593,41 @@ void rs_probe_memcg(struct ringside_features *out)
 		rs_feature_set(sw, false, "could not probe memory.reclaim in a scratch cgroup: %s", strerror(-err));
 }
 
-static bool btf_struct_has(const struct btf *btf, const char *type, const char *member)
+static bool btf_struct_has(const struct rs_btf *btf, const char *type, const char *member)
 {
-	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	int id = rs_btf_find(btf, type, BTF_KIND_STRUCT);
 	const struct btf_type *t;
 	const struct btf_member *m;
 
 	if (id <= 0)
 		return false;
-	t = btf__type_by_id(btf, id);
+	t = rs_btf_type(btf, id);
 	m = btf_members(t);
-	for (int i = 0; i < btf_vlen(t); i++, m++)
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *name = rs_btf_name(btf, m->name_off);
+
+		if (name && !strcmp(name, member))
 			return true;
+	}
 	return false;
 }
 
-void rs_probe_btrfs(struct ringside_features *out, const struct btf *vmlinux)
+void rs_probe_btrfs(struct ringside_features *out, const struct rs_btf *vmlinux)
 {
 	struct ringside_feature_result *dyn = &out->f[RINGSIDE_FEAT_BTRFS_DYNAMIC_RECLAIM];
 	struct ringside_feature_result *per = &out->f[RINGSIDE_FEAT_BTRFS_PERIODIC_RECLAIM];
-	struct btf *mod = NULL;
-	const struct btf *btf = vmlinux;
+	struct rs_btf *mod = NULL;
+	const struct rs_btf *btf = vmlinux;
 
 	/* btrfs is either built in (vmlinux BTF) or a module with its own BTF. */
-	if (btf && btf__find_by_name_kind(btf, "btrfs_space_info", BTF_KIND_STRUCT) <= 0) {
-		mod = btf__load_module_btf("btrfs", (struct btf *)vmlinux);
+	if (btf && rs_btf_find(btf, "btrfs_space_info", BTF_KIND_STRUCT) <= 0) {
+		mod = rs_kernel_btf_module(vmlinux, "btrfs");
 		btf = mod;
 	}
-	if (!btf || btf__find_by_name_kind(btf, "btrfs_space_info", BTF_KIND_STRUCT) <= 0) {
+	if (!btf || rs_btf_find(btf, "btrfs_space_info", BTF_KIND_STRUCT) <= 0) {
 		rs_feature_set(dyn, false, "btrfs not in the kernel's BTF (not built, or module not loaded)");
 		rs_feature_set(per, false, "btrfs not in the kernel's BTF (not built, or module not loaded)");
-		btf__free(mod);
+		rs_btf_close(mod);
 		return;
 	}
 	if (btf_struct_has(btf, "btrfs_space_info", "dynamic_reclaim"))
@@ -634,7 +638,7 @@ void rs_probe_btrfs(struct ringside_features *out, const struct btf *vmlinux)
 		rs_feature_set(per, true, "btrfs_space_info has periodic_reclaim (sweeps, urgent mode)");
 	else
 		rs_feature_set(per, false, "btrfs_space_info lacks periodic_reclaim");
-	btf__free(mod);
+	rs_btf_close(mod);
 }
 
 void rs_probe_tracefs(struct ringside_feature_result *r, struct ringside_feature_result *sys_exit)

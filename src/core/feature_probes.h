@@ -4,6 +4,8 @@
 #define RINGSIDE_FEATURE_PROBES_H
 
 #include <bpf/btf.h>
+
+#include "btf_reader.h"
 #include "ringside/ringside.h"
 
 void rs_feature_set(struct ringside_feature_result *r, bool present, const char *fmt, ...)
@@ -14,7 +16,7 @@ const char *rs_eperm_hint(int err);
 /* Load the probe object's one program prog_name, attach it, detach: r says how it went. */
 void rs_probe_attach(struct ringside_feature_result *r, const char *prog_name, const char *what);
 /* The same for tp_btf (BPF_TRACE_RAW_TP) or fentry on target, by its id in vmlinux. */
-void rs_probe_attach_btf(struct ringside_feature_result *r, const struct btf *vmlinux,
+void rs_probe_attach_btf(struct ringside_feature_result *r, const struct rs_btf *vmlinux,
 			 enum bpf_attach_type type, const char *target, const char *what);
 /* An entry+return uprobe pair, a uprobe_multi link and a uprobe session on ringside's own code. */
 void rs_probe_uprobes(struct ringside_features *out);
@@ -26,7 +28,7 @@ void rs_probe_procmap(struct ringside_feature_result *q, struct ringside_feature
 /* Fills the memcg v1, v2 and memory.reclaim swappiness= lines. */
 void rs_probe_memcg(struct ringside_features *out);
 /* Fills the btrfs dynamic and periodic reclaim lines. */
-void rs_probe_btrfs(struct ringside_features *out, const struct btf *vmlinux);
+void rs_probe_btrfs(struct ringside_features *out, const struct rs_btf *vmlinux);
 void rs_probe_tracefs(struct ringside_feature_result *r, struct ringside_feature_result *sys_exit);
 /*
  * Wait until the probes' links are released. Releasing a uprobe waits out a

@@ -17,6 +17,7 @@
 #include "feature_probes.h"
 #include "feature_prefetch.h"
 #include "kernel_btf.h"
+#include "libbpf_btf.h"
 #include "proc_stat.h"
 #include "totals.h"
 #include "ringside/resolve.h"
@@ -242,9 +243,9 @@ const struct bpf_object_open_opts *rs_collector_open_opts(struct rs_collector *c
 	/*
 	 * Outside the ringside binary libbpf makes its own parse for tp_btf and
 	 * fentry targets: once the last collector's cut is made, ours goes, so
-	 * that the two never add up in the peak RSS.
+	 * that its index and libbpf's copy never add up in the peak RSS.
 	 */
-	if (!c->next && !rs_kernel_btf_lent_to_libbpf())
+	if (!c->next && !rs_libbpf_btf_routed())
 		stop_keeping_btf(c->s);
 	return &c->open_opts;
 }
@@ -253,6 +254,7 @@ const struct bpf_object_open_opts *rs_collector_open_opts(struct rs_collector *c
 static void core_btf_loaded(struct rs_collector *c)
 {
 	const struct rs_core_btf *cb = &c->core_btf;
+	const char *what;
 
 	if (cb->fd >= 0)
 		rs_note(c->s, "%s: CO-RE: %u relocations against %u kernel types, from a cut of %u "
@@ -262,14 +264,22 @@ static void core_btf_loaded(struct rs_collector *c)
 		rs_note(c->s, "%s: CO-RE: libbpf searches the kernel's BTF for %u relocations (%s)",
 			c->ops->name, cb->nr_relos, cb->why_not);
 	rs_core_btf_close(&c->core_btf);
+	what = rs_libbpf_btf_loaded();
+	if (*what)
+		rs_note(c->s, "%s: libbpf's kernel BTF: %s", c->ops->name, what);
 }
 
 int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_filter,
 			 const void *(*elf_bytes)(size_t *size))
 {
 	struct bpf_map *rb = bpf_object__find_map_by_name(c->obj, "events");
+	const void *elf;
+	size_t size;
 	int err;
 
+	/* What libbpf looks up in the kernel's BTF for it: its externs now, its programs' targets at load. */
+	elf = elf_bytes(&size);
+	rs_libbpf_btf_loading(c->obj, c->core_btf.fd >= 0 || !c->core_btf.nr_relos, elf, size);
 	unmap_object_bytes(elf_bytes);
 
 	*rodata_filter = c->s->filter;
@@ -604,11 +614,11 @@ int ringside_session_attach(struct ringside_session *s)
 			return attach_failed(s, c, err);
 	}
 	/*
-	 * The parse is kept through the loads: each cuts its CO-RE types from
-	 * it (core_btf.h), and in the ringside binary libbpf borrows it for
-	 * tp_btf and fentry targets instead of making its own
-	 * (tools/ringside/libbpf_vmlinux_btf.c). It is dropped before the rings
-	 * are mapped (elsewhere after the last cut: rs_collector_open_opts()).
+	 * The view is kept through the loads: each cuts its CO-RE types from
+	 * it (core_btf.h), and in the ringside binary what libbpf looks up for
+	 * tp_btf and fentry targets and kfuncs is taken from it (libbpf_btf.h).
+	 * It is dropped before the rings are mapped (elsewhere after the last
+	 * cut: rs_collector_open_opts()).
 	 */
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
 		err = c->ops->load(c);
@@ -635,9 +645,10 @@ int ringside_session_attach(struct ringside_session *s)
 	/* The feature probes' links may still be releasing (a grace period, ~100
 	 * ms) on their threads: not waited for here, but by close. */
 	/*
-	 * Loading parsed the kernel's BTF (several MB; outside the ringside
-	 * binary libbpf parses its own copy per object) and freed it; glibc
-	 * keeps freed heap mapped. A tracer runs for hours: give it back.
+	 * Loading built what libbpf looks up in the kernel's BTF (up to a MB;
+	 * outside the ringside binary libbpf parses its own 5.5 MB copy per
+	 * object) and freed it; glibc keeps freed heap mapped. A tracer runs
+	 * for hours: give it back.
 	 */
 	malloc_trim(0);
 	return 0;

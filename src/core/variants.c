@@ -9,13 +9,13 @@
 #include "feature_prefetch.h"
 
 /* The parameters of a function's prototype in btf; 0 for other kinds. */
-static int params_of(const struct btf *btf, int id)
+static int params_of(const struct rs_btf *btf, int id)
 {
-	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_type *t = rs_btf_type(btf, id);
 
 	if (!t || !btf_is_func(t))
 		return 0;
-	t = btf__type_by_id(btf, t->type);
+	t = rs_btf_type(btf, t->type);
 	return t && btf_is_func_proto(t) ? btf_vlen(t) : 0;
 }
 
@@ -26,24 +26,24 @@ static int params_of(const struct btf *btf, int id)
  */
 static int btf_has(const char *name, const char *module)
 {
-	const struct btf *vmlinux = rs_kernel_btf_get(), *btf = vmlinux;
-	struct btf *mod = NULL;
+	const struct rs_btf *vmlinux = rs_kernel_btf_get(), *btf = vmlinux;
+	struct rs_btf *mod = NULL;
 	int id = -1, found = -1;
 
 	if (vmlinux && module) {
 		/* Built in, the module's types are in vmlinux; else in its own BTF. */
-		id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC);
+		id = rs_btf_find(vmlinux, name, BTF_KIND_FUNC);
 		if (id <= 0)
-			btf = mod = btf__load_module_btf(module, (struct btf *)vmlinux);
+			btf = mod = rs_kernel_btf_module(vmlinux, module);
 	}
 	if (id <= 0 && btf) {
-		id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+		id = rs_btf_find(btf, name, BTF_KIND_FUNC);
 		if (id <= 0)
-			id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+			id = rs_btf_find(btf, name, BTF_KIND_TYPEDEF);
 	}
 	if (id > 0)
 		found = params_of(btf, id);
-	btf__free(mod);
+	rs_btf_close(mod);
 	rs_kernel_btf_put();
 	return found;
 }

@@ -9,6 +9,7 @@
 #include <bpf/btf.h>
 
 #include "kernel_btf.h"
+#include "libbpf_btf.h"
 #include "session_int.h"
 #include "metrics_int.h"
 #include "totals.h"
@@ -53,23 +54,23 @@ static const struct rs_part kaead_parts[] = {
 };
 
 /* Is name a function in the kernel's BTF; what its first parameter points to. */
-static bool btf_func(const struct btf *btf, const char *name, bool *first_is_struct)
+static bool btf_func(const struct rs_btf *btf, const char *name, bool *first_is_struct)
 {
 	const struct btf_type *t, *proto, *arg;
-	int id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) : -1;
+	int id = btf ? rs_btf_find(btf, name, BTF_KIND_FUNC) : -1;
 
 	if (id <= 0)
 		return false;
 	if (first_is_struct) {
-		t = btf__type_by_id(btf, id);
-		proto = btf__type_by_id(btf, t->type);
+		t = rs_btf_type(btf, id);
+		proto = rs_btf_type(btf, t->type);
 		*first_is_struct = false;
 		if (proto && btf_vlen(proto) >= 1) {
-			arg = btf__type_by_id(btf, btf_params(proto)[0].type);
+			arg = rs_btf_type(btf, btf_params(proto)[0].type);
 			while (arg && (btf_is_mod(arg) || btf_is_typedef(arg)))
-				arg = btf__type_by_id(btf, arg->type);
+				arg = rs_btf_type(btf, arg->type);
 			if (arg && btf_is_ptr(arg)) {
-				arg = btf__type_by_id(btf, arg->type);
+				arg = rs_btf_type(btf, arg->type);
 				*first_is_struct = arg && btf_is_struct(arg);
 			}
 		}
@@ -80,7 +81,7 @@ static bool btf_func(const struct btf *btf, const char *name, bool *first_is_str
 static int kaead_load(struct rs_collector *c)
 {
 	struct rs_kaead *k = c->priv;
-	const struct btf *btf = rs_kernel_btf_get();
+	const struct rs_btf *btf = rs_kernel_btf_get();
 	bool takes_request = false;
 	unsigned int slot = 0;
 	struct bpf_program *p;
@@ -104,10 +105,18 @@ static int kaead_load(struct rs_collector *c)
 	k->variant = k->fentry ? "fentry" : "kprobe";
 	if (btf_func(btf, "crypto_req_done", &takes_request))
 		k->skel->rodata->done_takes_request = takes_request;
-	/* One fentry program per completion callback the kernel has. */
+	/*
+	 * One fentry program per completion callback the kernel has. libbpf
+	 * reads the kernel's BTF at the first target set, so every target is
+	 * named before (libbpf_btf.h).
+	 */
 	for (unsigned int i = 0; i < NR_DONE; i++) {
 		k->done_present[i] = btf_func(btf, done_funcs[i], NULL);
-		if (!k->fentry || !k->done_present[i])
+		if (k->fentry && k->done_present[i])
+			rs_libbpf_btf_need(done_funcs[i], BTF_KIND_FUNC);
+	}
+	for (unsigned int i = 0; k->fentry && i < NR_DONE; i++) {
+		if (!k->done_present[i])
 			continue;
 		snprintf(name, sizeof(name), "kaead_fentry_done%u", slot++);
 		p = bpf_object__find_program_by_name(c->obj, name);

@@ -17,7 +17,7 @@
 int rs_cgroup_subsys_id(const char *controller)
 {
 	char want[64];
-	const struct btf *btf;
+	const struct rs_btf *btf;
 	int id, ret = -ENOENT;
 
 	if (snprintf(want, sizeof(want), "%s_cgrp_id", controller) >= (int)sizeof(want))
@@ -27,13 +27,15 @@ int rs_cgroup_subsys_id(const char *controller)
 		rs_kernel_btf_put();
 		return -RINGSIDE_ERR_NOBTF;
 	}
-	id = btf__find_by_name_kind(btf, "cgroup_subsys_id", BTF_KIND_ENUM);
+	id = rs_btf_find(btf, "cgroup_subsys_id", BTF_KIND_ENUM);
 	if (id > 0) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_type *t = rs_btf_type(btf, id);
 		const struct btf_enum *e = btf_enum(t);
 
 		for (int i = 0; i < btf_vlen(t); i++, e++) {
-			if (!strcmp(btf__name_by_offset(btf, e->name_off), want)) {
+			const char *name = rs_btf_name(btf, e->name_off);
+
+			if (name && !strcmp(name, want)) {
 				ret = e->val;
 				break;
 			}

@@ -1,11 +1,12 @@
 #!/bin/bash
-# One parse of the kernel's BTF per start: ringside parses /sys/kernel/btf/vmlinux
-# for its own checks and lends that parse to libbpf for every object it loads
-# (tools/ringside/libbpf_vmlinux_btf.c), instead of libbpf reading its own
-# copy per object. Counted from strace, per command, until the "tracing" line:
-# a parse maps the file, or reads it whole (4 KiB a read); the feature check
-# that reads its header alone is not one. The start still attaches and
-# detaches cleanly.
+# One read of the kernel's BTF per start: ringside maps /sys/kernel/btf/vmlinux
+# once for its own checks and CO-RE cut, and builds from that what libbpf looks
+# up for each object it loads (src/core/libbpf_btf.h), instead of libbpf
+# reading its own copy per object. Counted from strace, per command, until the
+# "tracing" line: a parse maps the file, or reads it whole (4 KiB a read); the
+# feature check that reads its header alone is not one. -v says libbpf got
+# only its lookups, numbered as the kernel's, not a copy of the whole. The
+# start still attaches and detaches cleanly.
 . "$(dirname "$0")/../lib.sh"
 need_root btf_once || exit 0
 if ! command -v strace >/dev/null; then
@@ -24,7 +25,7 @@ for cmd in gcm reclaim btrfs; do
 	# -ff: a file per thread, so no call is split across lines. A SAN build's
 	# leak check cannot run under ptrace: it is left to the other tests.
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -ff -qq -e trace=openat,read,mmap,close -e signal=none -o "$tmp/$cmd.strace" \
-		"$RINGSIDE" "$cmd" >"$tmp/$cmd.out" 2>"$tmp/$cmd.err" &
+		"$RINGSIDE" "$cmd" -v >"$tmp/$cmd.out" 2>"$tmp/$cmd.err" &
 	pid=$!
 	if ! wait_for "$tmp/$cmd.err" 'tracing'; then
 		fail "$name" "no tracing line: $(tail -2 "$tmp/$cmd.err")"
@@ -59,9 +60,10 @@ PY
 	wait $pid
 	rc=$?
 	left=$(our_bpf_progs_settled)
-	if [ "$parses" = 1 ] && [ "$rc" = 0 ] && [ "$left" = 0 ]; then
+	lean=$(grep -c "^$cmd: libbpf's kernel BTF: .* numbered as the kernel's" "$tmp/$cmd.err")
+	if [ "$parses" = 1 ] && [ "$rc" = 0 ] && [ "$left" = 0 ] && [ "$lean" = 1 ]; then
 		pass "$name"
 	else
-		fail "$name" "the kernel's BTF parsed $parses times (want 1), exit $rc, $left programs left"
+		fail "$name" "the kernel's BTF parsed $parses times (want 1), exit $rc, $left programs left, $lean loads with libbpf's lookups only (want 1): $(grep "libbpf's kernel BTF" "$tmp/$cmd.err")"
 	fi
 done

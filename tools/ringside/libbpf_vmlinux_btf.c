@@ -1,44 +1,29 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * One parse of the kernel's BTF per process, shared with libbpf.
+ * libbpf's kernel BTF, from ringside's view of it.
  *
  * libbpf parses the kernel's BTF for every object it loads that needs it
- * (CO-RE relocations, tp_btf and fentry targets, kfuncs) by calling its own
- * exported btf__load_vmlinux_btf(), and frees it with btf__free() when the
- * load ends. libbpf 1.1 (Debian 12) reads the 5 MB file 4 KiB a call into
- * one buffer and copies it into another; ringside parses it besides for its
- * own checks. So a start made two or more parses and held 10 MB at once.
+ * (tp_btf and fentry targets, kfuncs) by calling its own exported
+ * btf__load_vmlinux_btf(), and frees the result when the load ends. libbpf
+ * 1.1 (Debian 12) reads the 5.5 MB file 4 KiB a call into one buffer and
+ * copies it into another, 10 MB at once, to look a few names up.
  *
- * libbpf calls both functions through its PLT, so the ringside binary's own
- * definitions, exported with --export-dynamic-symbol (Makefile), come first:
- * libbpf gets ringside's parse (kernel_btf.c: mapped where the kernel allows,
- * read otherwise), which a session keeps until its objects are loaded, and
- * its free of that parse drops a reference instead. Every other BTF libbpf
- * frees goes to libbpf's btf__free(). If libbpf were ever built to bind
- * these calls inside itself, it would simply parse on its own again.
+ * libbpf calls it through its PLT, so the ringside binary's own definition,
+ * exported with --export-dynamic-symbol (Makefile), comes first: libbpf gets
+ * BTF that holds what the object's load looks up, numbered as the kernel's,
+ * or a copy of the whole (src/core/libbpf_btf.h). Either is libbpf's own to
+ * free. If libbpf were ever built to bind the call inside itself, it would
+ * simply parse on its own again.
  */
-#include <dlfcn.h>
-#include <stddef.h>
+#include <stdbool.h>
 #include <bpf/btf.h>
 
-#include "kernel_btf.h"
+#include "libbpf_btf.h"
 
-/* Tells kernel_btf.c that libbpf borrows its parse here (a weak reference there). */
-const bool rs_libbpf_borrows_kernel_btf = true;
+/* Tells libbpf_btf.c that libbpf asks here (a weak reference there). */
+const bool rs_libbpf_asks_ringside = true;
 
 struct btf *btf__load_vmlinux_btf(void)
 {
-	return rs_kernel_btf_share();
-}
-
-void btf__free(struct btf *btf)
-{
-	static void (*libbpf_free)(struct btf *);
-
-	if (!btf || rs_kernel_btf_unshare(btf))
-		return;
-	if (!libbpf_free)
-		libbpf_free = (void (*)(struct btf *))dlsym(RTLD_NEXT, "btf__free");
-	if (libbpf_free && libbpf_free != btf__free)
-		libbpf_free(btf);
+	return rs_libbpf_vmlinux_btf();
 }
