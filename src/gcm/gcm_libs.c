@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,34 +130,81 @@ int gcm_libset_fail(struct gcm_libset *set, int err, const char *fmt, ...)
 	return err;
 }
 
-/* The version a library states about itself, found in its read-only data. */
-static void sniff_version(int fd, const struct gcm_family *f, char *out, size_t len)
+/* "OpenSSL 3.0.22 25 Aug 2026": the digits and dots right after the mark, if three or more. */
+static bool version_after(const char *at, const char *end, char *out, size_t len)
 {
-	const char *mark = f->version_mark;
-	struct stat st;
-	const char *img, *p, *end;
+	size_t n = 0;
 
-	out[0] = '\0';
-	if (!mark || fstat(fd, &st) || st.st_size <= 0)
-		return;
-	img = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (img == MAP_FAILED)
-		return;
-	end = img + st.st_size;
-	for (p = img; (p = memmem(p, end - p, mark, strlen(mark))); p++) {
-		const char *v = p + strlen(mark);
-		size_t n = 0;
+	while (at + n < end && n + 1 < len && ((at[n] >= '0' && at[n] <= '9') || at[n] == '.'))
+		n++;
+	if (n < 3)
+		return false;
+	memcpy(out, at, n);
+	out[n] = '\0';
+	return true;
+}
 
-		/* "OpenSSL 3.0.22 25 Aug 2026": digits and dots right after the mark. */
-		while (v + n < end && n + 1 < len && ((v[n] >= '0' && v[n] <= '9') || v[n] == '.'))
-			n++;
-		if (n >= 3) {
-			memcpy(out, v, n);
-			out[n] = '\0';
+/* The first version after mark in [off, off + size) of the file, read a window at a time. */
+static bool scan_for_version(int fd, const char *mark, uint64_t off, uint64_t size, char *out,
+			     size_t len)
+{
+	enum { WINDOW = 64 * 1024, KEEP = 64 };	/* KEEP: a mark and its version across windows */
+	char *buf = malloc(WINDOW);
+	size_t mark_len = strlen(mark), have = 0;
+	bool found = false;
+
+	while (buf && !found && size) {
+		size_t want = WINDOW - have < size ? WINDOW - have : (size_t)size;
+		ssize_t got = pread(fd, buf + have, want, (off_t)off);
+		const char *end, *p;
+
+		if (got <= 0)
 			break;
+		off += (uint64_t)got;
+		size -= (uint64_t)got;
+		have += (size_t)got;
+		end = buf + have;
+		for (p = buf; !found && (p = memmem(p, (size_t)(end - p), mark, mark_len)); p++) {
+			if (end - p < KEEP && size)
+				break;	/* maybe cut by the window's end: looked at in the next */
+			found = version_after(p + mark_len, end, out, len);
+		}
+		/* The last KEEP bytes start the next window. */
+		if (have > KEEP) {
+			memmove(buf, end - KEEP, KEEP);
+			have = KEEP;
 		}
 	}
-	munmap((void *)img, st.st_size);
+	free(buf);
+	return found;
+}
+
+/*
+ * The version a library states about itself, found in its read-only data:
+ * the loadable segments that are neither writable nor executable, read a
+ * window at a time. A mapping of the whole file made every page the search
+ * passed the process's own while it lasted (3 MB of libcrypto's before its
+ * version string: the peak RSS of a gcm start).
+ */
+static void sniff_version(int fd, const struct gcm_family *f, char *out, size_t len)
+{
+	Elf64_Ehdr eh;
+
+	out[0] = '\0';
+	if (!f->version_mark || pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr))
+		return;
+	for (unsigned int i = 0; i < eh.e_phnum && i < 64; i++) {
+		Elf64_Phdr ph;
+
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
+		    (ssize_t)sizeof(ph))
+			return;
+		if (ph.p_type == PT_LOAD && !(ph.p_flags & (PF_W | PF_X)) &&
+		    scan_for_version(fd, f->version_mark, ph.p_offset, ph.p_filesz, out, len))
+			return;
+	}
 }
 
 static int push_probe(struct gcm_libset *set, const struct gcm_probe *p)
