@@ -142,10 +142,18 @@ int price_task_storage(void *ctx)
 	return 0;
 }
 
-/* A session's entry asking which end it is, as every finish session does (6.13+). */
+/* A session's entry asking which end it is, by the kfunc (6.13+). */
 SEC("uprobe")
 int price_is_return(void *ctx)
 {
 	sink += bpf_session_is_return();
 	return 1;		/* no return probe */
+}
+
+/* The same told by the instruction pointer, as gcm's finish session does. */
+SEC("uprobe")
+int price_ip_is_return(struct pt_regs *ctx)
+{
+	sink += PT_REGS_IP(ctx) - bpf_get_func_ip(ctx) >= 8;
+	return 1;
 }

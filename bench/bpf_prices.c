@@ -106,6 +106,9 @@ int main(void)
 	bpf_program__set_expected_attach_type(skel->progs.price_is_return,
 					      RS_BPF_TRACE_UPROBE_SESSION);
 	bpf_program__set_autoload(skel->progs.price_is_return, has_session);
+	bpf_program__set_expected_attach_type(skel->progs.price_ip_is_return,
+					      RS_BPF_TRACE_UPROBE_SESSION);
+	bpf_program__set_autoload(skel->progs.price_ip_is_return, has_session);
 	if (bpf_prices_bpf__load(skel)) {
 		fprintf(stderr, "bpf_prices: cannot load the programs\n");
 		goto out;
@@ -120,8 +123,9 @@ int main(void)
 		{ "per-CPU array slot, 2 adds (inlined lookup)", skel->progs.price_pcpu_slot },
 		{ "task storage get (a message parked for its return)", skel->progs.price_task_storage },
 		{ "bpf_session_is_return() in a session's entry", skel->progs.price_is_return, true },
+		{ "the same by the instruction pointer (gcm's way)", skel->progs.price_ip_is_return, true },
 	};
-	n = sizeof(blocks) / sizeof(blocks[0]) - !has_session;
+	n = sizeof(blocks) / sizeof(blocks[0]) - 2 * !has_session;
 	{
 		struct { unsigned long long a, b; } k16 = { 1, 2 };
 		struct { unsigned long long comm[2], a, b; } k32 = {

@@ -1047,8 +1047,17 @@ int BPF_KRETPROBE(gcm_ossl_finish_ret, long rc)
  * open whose tag the caller compares) always returns -1, so its message ends
  * at entry and the return is skipped: one kernel entry instead of two. Only
  * a finish given a tag to check waits for its result.
+ *
+ * At entry the instruction pointer is the probe's address (or the byte after
+ * the breakpoint), at return the caller's: the same answer as the
+ * bpf_session_is_return() kfunc at the same price (one call), without the
+ * kfunc, whose resolution would have libbpf hold the kernel's BTF up to its
+ * id (65,016 types on 6.18) through the load.
  */
-extern bool bpf_session_is_return(void) __ksym __weak;
+static __always_inline bool session_at_return(struct pt_regs *ctx)
+{
+	return PT_REGS_IP(ctx) - bpf_get_func_ip(ctx) >= 8;
+}
 
 SEC("uprobe")
 int BPF_KPROBE(gcm_ossl_fin_session, void *gctx, const void *tag)
@@ -1056,7 +1065,7 @@ int BPF_KPROBE(gcm_ossl_fin_session, void *gctx, const void *tag)
 	struct task_struct *task;
 	struct gcm_call c;
 
-	if (bpf_session_is_return()) {
+	if (session_at_return(ctx)) {
 		ossl_finish_done(ctx, (int)PT_REGS_RC(ctx));
 		return 0;
 	}
