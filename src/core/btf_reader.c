@@ -257,6 +257,11 @@ int rs_btf_find(const struct rs_btf *b, const char *name, __u16 kind)
 	return id > 0 ? id : find_own(b, name, kind);
 }
 
+bool rs_btf_mapped(const struct rs_btf *b)
+{
+	return b->owner == BYTES_MAPPED;
+}
+
 const void *rs_btf_raw(const struct rs_btf *b, size_t *size)
 {
 	*size = b->size;

@@ -51,6 +51,8 @@ const char *rs_btf_name(const struct rs_btf *btf, __u32 offset);
 int rs_btf_find(const struct rs_btf *btf, const char *name, __u16 kind);
 /* Bytes a type takes, with what follows its struct btf_type (members, params...). */
 size_t rs_btf_type_size(const struct btf_type *t);
+/* True when the bytes are a mapping of the file (the kernel's pages), not a copy. */
+bool rs_btf_mapped(const struct rs_btf *btf);
 /* The raw bytes, header first (for libbpf's btf__new(), which copies them). */
 const void *rs_btf_raw(const struct rs_btf *btf, size_t *size);
 

@@ -9,10 +9,16 @@ static pthread_mutex_t btf_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rs_btf *vmlinux_btf;
 static unsigned int refs, keeps;
 
-/* With the lock held: close the view once nobody uses or keeps it. */
+/*
+ * With the lock held: close the view once nobody uses or keeps it, if it
+ * is a copy (read before 6.16: 5.5 MB of the process's memory). A mapping
+ * stays for the process's life: its pages are the kernel's, its index is
+ * 8 KiB, and a later reader (the kernel symbols' iterator, a collector
+ * added later) would map and index it again.
+ */
 static void release_locked(void)
 {
-	if (!refs && !keeps) {
+	if (!refs && !keeps && vmlinux_btf && !rs_btf_mapped(vmlinux_btf)) {
 		rs_btf_close(vmlinux_btf);
 		vmlinux_btf = NULL;
 	}

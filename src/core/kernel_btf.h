@@ -19,7 +19,7 @@
 
 /* The vmlinux BTF, opened on first use; NULL without one. Pair with rs_kernel_btf_put(). */
 const struct rs_btf *rs_kernel_btf_get(void);
-/* Drop a reference; the last one closes it unless it is kept. */
+/* Drop a reference; the last one closes a read copy unless it is kept (a mapping stays). */
 void rs_kernel_btf_put(void);
 /* Keep it (once opened) across gets and puts, or stop keeping it. */
 void rs_kernel_btf_keep(bool keep);

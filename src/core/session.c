@@ -617,8 +617,9 @@ int ringside_session_attach(struct ringside_session *s)
 	 * The view is kept through the loads: each cuts its CO-RE types from
 	 * it (core_btf.h), and in the ringside binary what libbpf looks up for
 	 * tp_btf and fentry targets and kfuncs is taken from it (libbpf_btf.h).
-	 * It is dropped before the rings are mapped (elsewhere after the last
-	 * cut: rs_collector_open_opts()).
+	 * A copy read before 6.16 is dropped before the rings are mapped
+	 * (elsewhere after the last cut: rs_collector_open_opts()); a mapping
+	 * stays (kernel_btf.c).
 	 */
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
 		err = c->ops->load(c);

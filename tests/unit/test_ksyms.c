@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* kallsyms: tagged functions' ranges end at the nearest text symbol above, in any order. */
+#include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "ksyms.h"
+#include "ksyms_iter.h"
 #include "unit.h"
 
 static const struct rs_ksym_tag tags[] = {
@@ -96,7 +99,7 @@ static void kernel_read_with_and_without_start(void)
 		{ "kswapd", 1 }, { "try_to_free_pages", 2 },
 	};
 	struct rs_ksyms *started = NULL, *lazy = NULL;
-	const struct rs_ksym_range *a, *b;
+	const struct rs_ksym_range *a, *b = NULL;
 	size_t na, nb;
 
 	if (rs_ksyms_load(kernel_tags, 2, &started)) {
@@ -121,6 +124,64 @@ static void kernel_read_with_and_without_start(void)
 	rs_ksyms_free(lazy);
 }
 
+static int count_text(void *arg, uint64_t addr, int rank)
+{
+	size_t *counts = arg;
+
+	counts[0]++;
+	counts[1] += rank >= 0;
+	return addr ? 0 : -EINVAL;
+}
+
+/*
+ * The BPF iterator's walk (ksyms_iter.h) and the text file give the same
+ * ranges: a load reads through the iterator where it can; the text parse
+ * of /proc/kallsyms is compared with it, range for range.
+ */
+static void iterator_and_text_agree(void)
+{
+	static const struct rs_ksym_tag kernel_tags[] = {
+		{ "kswapd", 1 }, { "try_to_free_pages", 2 }, { "balance_pgdat", 3 },
+		{ "no_such_function_here", 4 },
+	};
+	struct rs_ksyms *by_iter = NULL, *by_text = NULL;
+	const struct rs_ksym_range *a, *b = NULL;
+	size_t na = 0, nb = 0, counts[2] = { 0, 0 };
+	FILE *f;
+	int err;
+
+	if (geteuid() != 0 || rs_ksyms_load(kernel_tags, 4, &by_iter)) {
+		printf("SKIP %s: needs root and visible kallsyms addresses\n", unit_.name);
+		unit_.failed = -1;
+		return;
+	}
+	err = rs_ksyms_iter_walk(kernel_tags, 4, count_text, counts, NULL);
+	if (err == -EINVAL || err == -ENOENT || err == -EOPNOTSUPP) {
+		printf("SKIP %s: no ksym iterator here (%d)\n", unit_.name, err);
+		unit_.failed = -1;
+		rs_ksyms_free(by_iter);
+		return;
+	}
+	CHECK_EQ_INT(err, 0);
+	CHECK(counts[0] > 1000 && counts[1] >= 3);
+	f = fopen("/proc/kallsyms", "re");
+	CHECK(f && !rs_ksyms_parse(f, kernel_tags, 4, &by_text));
+	if (f)
+		fclose(f);
+	CHECK_EQ_INT(rs_ksyms_wait(by_iter), 0);
+	a = rs_ksyms_ranges(by_iter, &na);
+	if (by_text)
+		b = rs_ksyms_ranges(by_text, &nb);
+	CHECK(na >= 3);
+	CHECK_EQ_INT((long)na, (long)nb);
+	for (size_t i = 0; by_text && i < na && i < nb; i++)
+		CHECK(a[i].start == b[i].start && a[i].end == b[i].end && a[i].tag == b[i].tag &&
+		      a[i].rank == b[i].rank);
+	printf("  %zu text symbols walked, %zu tagged; %zu ranges either way\n", counts[0], counts[1], na);
+	rs_ksyms_free(by_iter);
+	rs_ksyms_free(by_text);
+}
+
 /* Freed while its thread reads: the read stops and nothing leaks (SAN=1 checks). */
 static void freed_while_reading(void)
 {
@@ -138,6 +199,7 @@ int main(void)
 {
 	RUN(ends_at_next_text_symbol);
 	RUN(hidden_addresses_refused);
+	RUN(iterator_and_text_agree);
 	RUN(kernel_read_with_and_without_start);
 	RUN(freed_while_reading);
 	UNIT_EXIT();

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The kernel's text symbols through the ksym BPF iterator (ksyms_iter.h). */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "core_btf.h"
+#include "ksyms.h"
+#include "ksyms_iter.h"
+#include "ksyms.skel.h"
+#include "libbpf_btf.h"
+
+/* The tags into the program's read-only data; false when they do not fit. */
+static bool set_tags(struct ksyms_bpf *skel, const struct rs_ksym_tag *tags, size_t nr_tags)
+{
+	if (nr_tags > RS_KSYMS_ITER_TAGS)
+		return false;
+	for (size_t i = 0; i < nr_tags; i++) {
+		size_t len = strlen(tags[i].name);
+
+		if (!len || len >= RS_KSYMS_ITER_NAME)
+			return false;
+		memcpy((char *)skel->rodata->tag_names[i], tags[i].name, len + 1);
+		skel->rodata->first_byte[(unsigned char)tags[i].name[0]] = 1;
+	}
+	skel->rodata->nr_tags = (__u32)nr_tags;
+	return true;
+}
+
+/* The program loaded and its iterator made: an fd to read, or a negative errno. */
+static int open_iter(struct ksyms_bpf **skel, const struct rs_ksym_tag *tags, size_t nr_tags,
+		     struct bpf_link **link)
+{
+	struct bpf_object_open_opts opts = { .sz = sizeof(opts) };
+	struct rs_core_btf cb;
+	size_t size;
+	const void *elf = ksyms_bpf__elf_bytes(&size);
+	int err, fd;
+
+	rs_core_btf_prepare(elf, size, &cb, &opts);
+	*skel = ksyms_bpf__open_opts(&opts);
+	if (!*skel) {
+		err = -errno;
+		rs_core_btf_close(&cb);
+		return err;
+	}
+	if (!set_tags(*skel, tags, nr_tags)) {
+		rs_core_btf_close(&cb);
+		return -E2BIG;
+	}
+	rs_libbpf_btf_loading((*skel)->obj, cb.fd >= 0 || !cb.nr_relos, elf, size);
+	err = ksyms_bpf__load(*skel);
+	rs_libbpf_btf_loaded();
+	rs_core_btf_close(&cb);
+	if (err)
+		return err;
+	*link = bpf_program__attach_iter((*skel)->progs.rs_ksyms_text, NULL);
+	if (!*link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(*link));
+	return fd < 0 ? -errno : fd;
+}
+
+/* The records (ksyms.bpf.c): an address, or 0, a tag's index and an address. */
+struct record_reader {
+	int (*emit)(void *arg, uint64_t addr, int rank);
+	void *arg;
+	unsigned int pending;	/* words still due after a marker: 2, 1, or 0 */
+	int rank;
+};
+
+static int take_word(struct record_reader *r, uint64_t word, size_t nr_tags)
+{
+	switch (r->pending) {
+	case 2:
+		if (word >= nr_tags)
+			return -EPROTO;
+		r->rank = (int)word;
+		r->pending = 1;
+		return 0;
+	case 1:
+		r->pending = 0;
+		return r->emit(r->arg, word, r->rank);
+	default:
+		if (!word) {
+			r->pending = 2;
+			return 0;
+		}
+		return r->emit(r->arg, word, -1);
+	}
+}
+
+int rs_ksyms_iter_walk(const struct rs_ksym_tag *tags, size_t nr_tags,
+		       int (*emit)(void *arg, uint64_t addr, int rank), void *arg,
+		       const atomic_bool *stop)
+{
+	struct record_reader r = { .emit = emit, .arg = arg };
+	struct ksyms_bpf *skel = NULL;
+	struct bpf_link *link = NULL;
+	uint64_t words[8192];	/* 64 KiB a read */
+	size_t have = 0;	/* bytes in words, a partial word at the end */
+	int fd, err = 0;
+
+	fd = open_iter(&skel, tags, nr_tags, &link);
+	if (fd < 0) {
+		err = fd;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, (char *)words + have, sizeof(words) - have);
+		size_t full;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : have % 8 || r.pending ? -EPROTO : 0;
+			break;
+		}
+		if (stop && atomic_load_explicit(stop, memory_order_relaxed)) {
+			err = -ECANCELED;
+			break;
+		}
+		have += (size_t)n;
+		full = have / 8;
+		for (size_t i = 0; i < full && !err; i++)
+			err = take_word(&r, words[i], nr_tags);
+		if (err)
+			break;
+		memmove(words, (char *)words + full * 8, have - full * 8);
+		have -= full * 8;
+	}
+	close(fd);
+out:
+	bpf_link__destroy(link);
+	ksyms_bpf__destroy(skel);
+	return err;
+}
