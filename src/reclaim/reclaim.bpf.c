@@ -28,8 +28,12 @@ const volatile __u64 target_cgroup_id = 0;
 const volatile bool have_write_exit = true;
 /* Agent mode: invocations counted in rcl_agg, no records. */
 const volatile bool aggregate = false;
-/* Agent mode: the functions that tell a trigger, in rank order (reclaim.c). */
-const volatile struct rs_reclaim_trig_range trig_ranges[RS_RECLAIM_TRIG_RANGES] = {};
+/*
+ * Agent mode: the functions that tell a trigger, in rank order (reclaim.c).
+ * Written after the load, before the attach: the load need not wait for the
+ * kernel's symbols to be read.
+ */
+struct rs_reclaim_trig_range trig_ranges[RS_RECLAIM_TRIG_RANGES];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);

@@ -91,7 +91,7 @@ static const struct rs_part reclaim_parts[] = {
 /* Agent mode: the kernel tells triggers from the same functions the records are read with. */
 static void set_trigger_ranges(struct rs_collector *c, struct rs_reclaim *r)
 {
-	struct rs_reclaim_trig_range *out = (void *)r->skel->rodata->trig_ranges;
+	struct rs_reclaim_trig_range *out = r->skel->bss->trig_ranges;
 	size_t n;
 	const struct rs_ksym_range *k = rs_ksyms_ranges(r->ksyms, &n);
 	int err = rs_ksyms_wait(r->ksyms);
@@ -128,11 +128,14 @@ static int reclaim_load(struct rs_collector *c)
 	r->skel->rodata->have_write_exit = rs_collector_variant(c, PART_WRITE) != 2;
 	r->skel->rodata->target_cgroup_id = r->target_id;
 	r->skel->rodata->aggregate = r->aggregate;
-	if (r->aggregate)
-		set_trigger_ranges(c, r);
 	r->skel->rodata->memcg_ssid = r->memcg_ssid;
 	err = reclaim_bpf__load(r->skel);
-	return err ? rs_load_failed(c, err) : 0;
+	if (err)
+		return rs_load_failed(c, err);
+	/* Before anything is attached: no invocation is counted without its trigger. */
+	if (r->aggregate)
+		set_trigger_ranges(c, r);
+	return 0;
 }
 
 static int reclaim_attach(struct rs_collector *c)
@@ -408,7 +411,7 @@ int ringside_session_enable_reclaim(struct ringside_session *s,
 		free(r);
 		return rs_fail(s, err, "cannot read /proc/kallsyms: %s", ringside_strerror(err));
 	}
-	/* Agent mode hands the ranges to the kernel before the load: read them from now. */
+	/* Agent mode hands the ranges to the kernel before the attach: read them from now. */
 	if (r->aggregate)
 		rs_ksyms_start(r->ksyms);
 	err = rs_session_add(s, &rs_reclaim_ops, r);
