@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <malloc.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,6 +40,14 @@ int main(int argc, char **argv)
 		{ "cleanup", cmd_cleanup },
 	};
 
+	/*
+	 * Blocks of 128 KiB and more are mapped and unmapped whole. glibc's
+	 * default raises that threshold once such a block is freed (libbpf's
+	 * share of the kernel's BTF, its objects' instructions), after which
+	 * they come from a heap whose freed top a tracer running for hours
+	 * keeps resident: a thread's heap is never trimmed below it.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(main_usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
