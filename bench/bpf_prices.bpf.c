@@ -75,6 +75,17 @@ int BPF_KPROBE(price_user_read, void *buf)
 	return 0;
 }
 
+/* The same read by a sleepable program, which may fault the page in. */
+SEC("uprobe.s")
+int BPF_KPROBE(price_user_copy, void *buf)
+{
+	__u64 len[2];
+
+	bpf_copy_from_user(len, sizeof(len), buf);
+	sink += len[0] + len[1];
+	return 0;
+}
+
 /* A helper call that only returns a value: what any call costs here. */
 SEC("uprobe")
 int price_helper(void *ctx)

@@ -116,6 +116,7 @@ int main(void)
 	struct price_block blocks[] = {
 		{ "empty program (bpf_stats' own share)", skel->progs.price_empty },
 		{ "16-byte user read (bpf_probe_read_user)", skel->progs.price_user_read },
+		{ "the same, sleepable (bpf_copy_from_user)", skel->progs.price_user_copy },
 		{ "a helper call (bpf_get_current_pid_tgid)", skel->progs.price_helper },
 		{ "the clock (bpf_ktime_get_ns)", skel->progs.price_clock },
 		{ "hash lookup, 16-byte key (an OpenSSL context)", skel->progs.price_hash_lookup },
