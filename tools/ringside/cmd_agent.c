@@ -395,6 +395,8 @@ static int start_collectors(struct agent *a)
 	int err[NR_COLS] = { 0 }, ret = 0;
 
 	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]) && !ret; g++) {
+		size_t n = 0;
+
 		for (const int *col = groups[g]; *col >= 0 && !ret; col++) {
 			if (a->want[*col] < 0)
 				continue;
@@ -403,14 +405,23 @@ static int start_collectors(struct agent *a)
 			else
 				err[*col] = enable_collector(a, *col, pending[*col]);
 		}
-		for (const int *col = groups[g]; *col >= 0; col++) {
-			if (!pending[*col])
+		/*
+		 * Attached in the reverse order: the first enabled started the
+		 * longest work (reclaim's read of the kernel's symbols, which its
+		 * attach waits for), so the others attach meanwhile.
+		 */
+		while (groups[g][n] >= 0)
+			n++;
+		while (n-- > 0) {
+			int col = groups[g][n];
+
+			if (!pending[col])
 				continue;
 			if (!ret)
-				ret = attach_collector(a, *col, pending[*col], err[*col]);
+				ret = attach_collector(a, col, pending[col], err[col]);
 			else
-				ringside_session_close(pending[*col]);
-			pending[*col] = NULL;
+				ringside_session_close(pending[col]);
+			pending[col] = NULL;
 		}
 	}
 	return ret;
