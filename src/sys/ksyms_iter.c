@@ -12,21 +12,25 @@
 #include "ksyms.skel.h"
 #include "libbpf_btf.h"
 
-/* The tags into the program's read-only data; false when they do not fit. */
-static bool set_tags(struct ksyms_bpf *skel, const struct rs_ksym_tag *tags, size_t nr_tags)
+/* Do the tags fit the program's read-only data? */
+static bool tags_fit(const struct rs_ksym_tag *tags, size_t nr_tags)
 {
-	if (nr_tags > RS_KSYMS_ITER_TAGS)
-		return false;
 	for (size_t i = 0; i < nr_tags; i++) {
 		size_t len = strlen(tags[i].name);
 
 		if (!len || len >= RS_KSYMS_ITER_NAME)
 			return false;
-		memcpy((char *)skel->rodata->tag_names[i], tags[i].name, len + 1);
+	}
+	return nr_tags <= RS_KSYMS_ITER_TAGS;
+}
+
+static void set_tags(struct ksyms_bpf *skel, const struct rs_ksym_tag *tags, size_t nr_tags)
+{
+	for (size_t i = 0; i < nr_tags; i++) {
+		memcpy((char *)skel->rodata->tag_names[i], tags[i].name, strlen(tags[i].name) + 1);
 		skel->rodata->first_byte[(unsigned char)tags[i].name[0]] = 1;
 	}
 	skel->rodata->nr_tags = (__u32)nr_tags;
-	return true;
 }
 
 /* The program loaded and its iterator made: an fd to read, or a negative errno. */
@@ -46,10 +50,7 @@ static int open_iter(struct ksyms_bpf **skel, const struct rs_ksym_tag *tags, si
 		rs_core_btf_close(&cb);
 		return err;
 	}
-	if (!set_tags(*skel, tags, nr_tags)) {
-		rs_core_btf_close(&cb);
-		return -E2BIG;
-	}
+	set_tags(*skel, tags, nr_tags);
 	rs_libbpf_btf_loading((*skel)->obj, cb.fd >= 0 || !cb.nr_relos, elf, size);
 	err = ksyms_bpf__load(*skel);
 	rs_libbpf_btf_loaded();
@@ -103,6 +104,8 @@ int rs_ksyms_iter_walk(const struct rs_ksym_tag *tags, size_t nr_tags,
 	size_t have = 0;	/* bytes in words, a partial word at the end */
 	int fd, err = 0;
 
+	if (!tags_fit(tags, nr_tags))
+		return -E2BIG;
 	fd = open_iter(&skel, tags, nr_tags, &link);
 	if (fd < 0) {
 		err = fd;

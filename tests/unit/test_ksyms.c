@@ -182,6 +182,42 @@ static void iterator_and_text_agree(void)
 	rs_ksyms_free(by_text);
 }
 
+/*
+ * More tags than the iterator compares (RS_KSYMS_ITER_TAGS): the iterator
+ * refuses them and the text file is read instead, with the same answer for
+ * the tags both know.
+ */
+static void too_many_tags_for_the_iterator(void)
+{
+	static const struct rs_ksym_tag many[RS_KSYMS_ITER_TAGS + 1] = {
+		{ "kswapd", 1 }, { "try_to_free_pages", 2 },
+		[2 ... RS_KSYMS_ITER_TAGS] = { "no_such_function_here", 3 },
+	};
+	static const struct rs_ksym_tag two[] = { { "kswapd", 1 }, { "try_to_free_pages", 2 } };
+	struct rs_ksyms *by_text = NULL, *by_iter = NULL;
+	const struct rs_ksym_range *a, *b;
+	size_t na = 0, nb = 0;
+
+	if (geteuid() != 0 || rs_ksyms_load(many, RS_KSYMS_ITER_TAGS + 1, &by_text)) {
+		printf("SKIP %s: needs root and visible kallsyms addresses\n", unit_.name);
+		unit_.failed = -1;
+		return;
+	}
+	CHECK_EQ_INT(rs_ksyms_iter_walk(many, RS_KSYMS_ITER_TAGS + 1, count_text, (size_t[2]){ 0 }, NULL),
+		     -E2BIG);
+	CHECK_EQ_INT(rs_ksyms_load(two, 2, &by_iter), 0);
+	CHECK_EQ_INT(rs_ksyms_wait(by_text), 0);
+	CHECK_EQ_INT(rs_ksyms_wait(by_iter), 0);
+	a = rs_ksyms_ranges(by_text, &na);
+	b = by_iter ? rs_ksyms_ranges(by_iter, &nb) : NULL;
+	CHECK(na >= 2);
+	CHECK_EQ_INT((long)na, (long)nb);
+	for (size_t i = 0; b && i < na && i < nb; i++)
+		CHECK(a[i].start == b[i].start && a[i].end == b[i].end && a[i].tag == b[i].tag);
+	rs_ksyms_free(by_text);
+	rs_ksyms_free(by_iter);
+}
+
 /* Freed while its thread reads: the read stops and nothing leaks (SAN=1 checks). */
 static void freed_while_reading(void)
 {
@@ -200,6 +236,7 @@ int main(void)
 	RUN(ends_at_next_text_symbol);
 	RUN(hidden_addresses_refused);
 	RUN(iterator_and_text_agree);
+	RUN(too_many_tags_for_the_iterator);
 	RUN(kernel_read_with_and_without_start);
 	RUN(freed_while_reading);
 	UNIT_EXIT();
