@@ -337,7 +337,6 @@ static void libbpf_gets_the_kernels_ids(void)
 static void libbpf_gets_the_whole_otherwise(void)
 {
 	struct btf *got;
-	size_t size;
 	const struct rs_btf *k;
 
 	if (!have_kernel_btf())
@@ -345,7 +344,6 @@ static void libbpf_gets_the_whole_otherwise(void)
 	k = rs_kernel_btf_get();
 	got = rs_libbpf_vmlinux_btf();
 	CHECK(got && k && btf__type_cnt(got) == rs_btf_type_cnt(k));
-	rs_btf_raw(k, &size);
 	CHECK(got && btf__find_by_name_kind(got, "task_struct", BTF_KIND_STRUCT) > 0);
 	btf__free(got);
 	rs_kernel_btf_put();
