@@ -156,8 +156,8 @@ int rs_btf_open(const char *path, const struct rs_btf *base, struct rs_btf **out
 	*out = NULL;
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) || st.st_size <= 0) {
-		err = st.st_size <= 0 ? -EINVAL : -errno;
+	err = fstat(fd, &st) ? -errno : st.st_size <= 0 ? -EINVAL : 0;
+	if (err) {
 		close(fd);
 		return err;
 	}

@@ -365,12 +365,14 @@ struct btf *rs_libbpf_vmlinux_btf(void)
 	struct btf *btf = NULL;
 	const void *raw;
 	size_t size;
+	int err = ENOENT;	/* no kernel BTF */
 
 	if (k) {
 		btf = lookups_only(k);
 		if (!btf) {
 			raw = rs_btf_raw(k, &size);
 			btf = btf__new(raw, (__u32)size);
+			err = btf ? 0 : errno ? errno : ENOMEM;
 			if (btf && loading.obj)
 				snprintf(loading.what, sizeof(loading.what),
 					 "a copy of the whole (%zu KiB): a lookup not known here or "
@@ -378,7 +380,8 @@ struct btf *rs_libbpf_vmlinux_btf(void)
 		}
 	}
 	rs_kernel_btf_put();
-	if (!btf && !errno)
-		errno = ENOENT;
+	/* libbpf takes a NULL result's error from errno: set it, never stale. */
+	if (!btf)
+		errno = err;
 	return btf;
 }

@@ -89,7 +89,7 @@ static int walk_finish(struct text_walk *w, int err);
 
 /*
  * Read the kernel's symbols into ks: the thread's body, or the waiter's when
- * none started. The BPF iterator first (ksyms_iter.h: a third of the
+ * none started. The BPF iterator first (ksyms_iter.h: three quarters of the
  * kernel's time, none of the text to parse), /proc/kallsyms where it cannot.
  */
 static void *load_thread(void *arg)
