@@ -663,6 +663,9 @@ int ringside_session_poll(struct ringside_session *s, int timeout_ms)
 	if (!s->rb)
 		return rs_fail(s, -ENOTCONN, "session is not attached");
 	s->cb_err = 0;
+	for (struct rs_collector *c = s->collectors; c; c = c->next)
+		if (c->ops->poll)
+			c->ops->poll(c);
 	err = ring_buffer__poll(s->rb, timeout_ms);
 	/* Records below the wakeup threshold raise no epoll event: drain them. */
 	if (err == 0 && !s->cb_err)

@@ -42,6 +42,8 @@ struct rs_collector_ops {
 	void (*release)(struct rs_collector *c);
 	/* Optional: add the collector's metric families (metrics_int.h). */
 	int (*metrics)(struct rs_collector *c, struct rs_metrics *m);
+	/* Optional: work deferred until the application drains the session. */
+	void (*poll)(struct rs_collector *c);
 };
 
 struct rs_collector {

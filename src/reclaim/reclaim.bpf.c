@@ -31,9 +31,12 @@ const volatile bool aggregate = false;
 /*
  * Agent mode: the functions that tell a trigger, in rank order (reclaim.c).
  * Written after the load, before the attach: the load need not wait for the
- * kernel's symbols to be read.
+ * kernel's symbols to be read. Two sets, trig_set naming the one in force:
+ * user space replaces the first it wrote (from the kernel's name lookup) by
+ * filling the other and switching, so no invocation reads half of each.
  */
-struct rs_reclaim_trig_range trig_ranges[RS_RECLAIM_TRIG_RANGES];
+struct rs_reclaim_trig_range trig_ranges[2][RS_RECLAIM_TRIG_RANGES];
+__u32 trig_set;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -220,22 +223,22 @@ static __always_inline void count_total(const struct rcl_state *st, __u64 ns)
 struct trig_scan {
 	__u64 kstack[RS_RECLAIM_MAX_KSTACK];
 	__u32 n;
+	__u32 set;		/* trig_set as the scan began */
 	__u8 trigger;
 };
 
 static long trig_step(__u64 i, struct trig_scan *t)
 {
 	__u32 r = (__u32)(i / RS_RECLAIM_MAX_KSTACK), f = (__u32)(i % RS_RECLAIM_MAX_KSTACK);
-	__u64 start, end;
+	const struct rs_reclaim_trig_range *range;
 
 	if (r >= RS_RECLAIM_TRIG_RANGES)
 		return 1;
-	start = trig_ranges[r].start;
-	end = trig_ranges[r].end;
-	if (start == end || f >= t->n)
+	range = &trig_ranges[t->set & 1][r];
+	if (range->start == range->end || f >= t->n)
 		return 0;
-	if (t->kstack[f] >= start && t->kstack[f] < end) {
-		t->trigger = (__u8)trig_ranges[r].trigger;
+	if (t->kstack[f] >= range->start && t->kstack[f] < range->end) {
+		t->trigger = (__u8)range->trigger;
 		return 1;
 	}
 	return 0;
@@ -243,7 +246,8 @@ static long trig_step(__u64 i, struct trig_scan *t)
 
 static __always_inline __u8 stack_trigger(const struct rcl_state *st)
 {
-	struct trig_scan t = { .n = st->ev.nr_kstack, .trigger = RS_RECLAIM_TRIG_UNKNOWN };
+	struct trig_scan t = { .n = st->ev.nr_kstack, .trigger = RS_RECLAIM_TRIG_UNKNOWN,
+			       .set = trig_set };
 
 	__builtin_memcpy(t.kstack, st->ev.kstack, sizeof(t.kstack));
 	bpf_loop(RS_RECLAIM_TRIG_RANGES * RS_RECLAIM_MAX_KSTACK, trig_step, &t, 0);

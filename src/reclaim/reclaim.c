@@ -14,6 +14,7 @@
 
 #include "session_int.h"
 #include "cgroup.h"
+#include "ksym_lookup.h"
 #include "ksyms.h"
 #include "memcg_io.h"
 #include "totals.h"
@@ -36,6 +37,16 @@ struct rs_reclaim {
 	bool aggregate;			/* agent mode: counted in rcl_agg by trigger, no records */
 	struct rs_ksyms *ksyms;
 	int memcg_ssid;			/* the v1 memory hierarchy's subsystem id; -1: v2 */
+	/*
+	 * Agent mode: the kernel's trigger ranges first come from its name
+	 * lookup (ksym_lookup.h: microseconds), which finds only the first of
+	 * static functions sharing a name; the walk that finds them all
+	 * (30 ms) runs once the session is polled, every collector up, and
+	 * replaces them if it differs.
+	 */
+	enum { TRIG_WALKED, TRIG_WALK_DUE, TRIG_WALKING } trig_check;
+	struct rs_ksym_range looked_up[RS_KSYM_LOOKUP_MAX];
+	size_t nr_looked_up;
 };
 
 /* Most telling first: a write explains the charge path below it. */
@@ -88,26 +99,79 @@ static const struct rs_part reclaim_parts[] = {
 	[PART_WRITE] = { "write result", write_variants, RS_NR(write_variants) },
 };
 
-/* Agent mode: the kernel tells triggers from the same functions the records are read with. */
-static void set_trigger_ranges(struct rs_collector *c, struct rs_reclaim *r)
+/*
+ * Agent mode: the kernel tells triggers from the same functions the records
+ * are read with: ranges (best rank first, as rs_ksyms_stack_tag() prefers
+ * them) into the kernel's set, which is not in force yet.
+ */
+static void set_trigger_ranges(struct rs_collector *c, struct rs_reclaim *r, unsigned int set,
+			       const struct rs_ksym_range *k, size_t n)
 {
-	struct rs_reclaim_trig_range *out = r->skel->bss->trig_ranges;
-	size_t n;
-	const struct rs_ksym_range *k = rs_ksyms_ranges(r->ksyms, &n);
-	int err = rs_ksyms_wait(r->ksyms);
+	struct rs_reclaim_trig_range *out = r->skel->bss->trig_ranges[set];
 
-	if (err)
-		rs_note(c->s, "reclaim: /proc/kallsyms unreadable (%s): every invocation counts as "
-			"trigger unknown", ringside_strerror(err));
-	/* Best rank first, as rs_ksyms_stack_tag() prefers them; 16 leave room for
-	 * a few names that are several static functions. */
-	for (size_t i = 0; i < n && i < RS_RECLAIM_TRIG_RANGES; i++)
-		out[i] = (struct rs_reclaim_trig_range){ k[i].start, k[i].end, k[i].tag, 0 };
+	/* 16 leave room for a few names that are several static functions. */
+	for (size_t i = 0; i < RS_RECLAIM_TRIG_RANGES; i++)
+		out[i] = i < n ? (struct rs_reclaim_trig_range){ k[i].start, k[i].end, k[i].tag, 0 }
+			       : (struct rs_reclaim_trig_range){ 0 };
 	/* Not seen on any kernel here; said, not dropped silently, if it happens. */
 	if (n > RS_RECLAIM_TRIG_RANGES)
 		rs_note(c->s, "reclaim: %zu trigger function ranges, the kernel table holds the "
 			"best-ranked %d: invocations seen only under the others count as trigger "
 			"unknown", n, RS_RECLAIM_TRIG_RANGES);
+}
+
+/* The walk's ranges, or none when it failed (said). */
+static const struct rs_ksym_range *walked_ranges(struct rs_collector *c, struct rs_reclaim *r,
+						 size_t *n)
+{
+	const struct rs_ksym_range *k = rs_ksyms_ranges(r->ksyms, n);
+	int err = rs_ksyms_wait(r->ksyms);
+
+	if (err)
+		rs_note(c->s, "reclaim: /proc/kallsyms unreadable (%s): %s", ringside_strerror(err),
+			r->nr_looked_up ? "the trigger functions stay the first of each name" :
+					  "every invocation counts as trigger unknown");
+	return k;
+}
+
+static bool same_ranges(const struct rs_ksym_range *a, size_t na, const struct rs_ksym_range *b,
+			size_t nb)
+{
+	for (size_t i = 0; na == nb && i < na; i++)
+		if (a[i].start != b[i].start || a[i].end != b[i].end || a[i].tag != b[i].tag)
+			return false;
+	return na == nb;
+}
+
+/*
+ * Agent mode, each poll: the walk started once every collector is up (not
+ * to take a CPU from their starts), its answer put in force when it differs
+ * from the name lookup's. Said when it does: invocations under a function
+ * the lookup missed counted as trigger unknown until then.
+ */
+static void reclaim_poll(struct rs_collector *c)
+{
+	struct rs_reclaim *r = c->priv;
+	const struct rs_ksym_range *k;
+	size_t n;
+
+	if (r->trig_check == TRIG_WALK_DUE) {
+		rs_ksyms_start(r->ksyms);
+		r->trig_check = TRIG_WALKING;
+		return;
+	}
+	if (r->trig_check != TRIG_WALKING || !rs_ksyms_ready(r->ksyms))
+		return;
+	r->trig_check = TRIG_WALKED;
+	k = walked_ranges(c, r, &n);
+	if (rs_ksyms_wait(r->ksyms) || same_ranges(k, n, r->looked_up, r->nr_looked_up))
+		return;
+	set_trigger_ranges(c, r, 1, k, n);
+	__atomic_store_n(&r->skel->bss->trig_set, 1, __ATOMIC_RELEASE);
+	rs_note(c->s, "reclaim: the symbol walk found %zu trigger function ranges where the name "
+		"lookup gave %zu (static functions sharing a name): counted with all from now, "
+		"invocations under the others before counted as trigger unknown", n,
+		r->nr_looked_up);
 }
 
 static int reclaim_load(struct rs_collector *c)
@@ -133,8 +197,18 @@ static int reclaim_load(struct rs_collector *c)
 	if (err)
 		return rs_load_failed(c, err);
 	/* Before anything is attached: no invocation is counted without its trigger. */
-	if (r->aggregate)
-		set_trigger_ranges(c, r);
+	if (r->aggregate && r->trig_check == TRIG_WALK_DUE) {
+		set_trigger_ranges(c, r, 0, r->looked_up, r->nr_looked_up);
+		rs_note(c->s, "reclaim: trigger functions by the kernel's name lookup (%zu of %zu "
+			"names), the first function of each; the symbol walk that finds static "
+			"functions sharing a name runs once the session is polled",
+			r->nr_looked_up, RS_NR(trigger_funcs));
+	} else if (r->aggregate) {
+		size_t n;
+		const struct rs_ksym_range *k = walked_ranges(c, r, &n);
+
+		set_trigger_ranges(c, r, 0, k, n);
+	}
 	return 0;
 }
 
@@ -335,6 +409,7 @@ const struct rs_collector_ops rs_reclaim_ops = {
 	.destroy = reclaim_destroy,
 	.release = reclaim_release,
 	.metrics = reclaim_metrics,
+	.poll = reclaim_poll,
 };
 
 struct reclaim_totals_walk {
@@ -411,8 +486,14 @@ int ringside_session_enable_reclaim(struct ringside_session *s,
 		free(r);
 		return rs_fail(s, err, "cannot read /proc/kallsyms: %s", ringside_strerror(err));
 	}
-	/* Agent mode hands the ranges to the kernel before the attach: read them from now. */
-	if (r->aggregate)
+	/*
+	 * Agent mode hands the ranges to the kernel before the attach: from
+	 * the kernel's name lookup, else the walk, from now.
+	 */
+	if (r->aggregate && !rs_ksym_lookup_first(trigger_funcs, RS_NR(trigger_funcs), r->looked_up,
+						  &r->nr_looked_up))
+		r->trig_check = TRIG_WALK_DUE;
+	else if (r->aggregate)
 		rs_ksyms_start(r->ksyms);
 	err = rs_session_add(s, &rs_reclaim_ops, r);
 	if (err) {

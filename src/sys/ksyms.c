@@ -40,6 +40,7 @@ struct rs_ksyms_loader {
 	bool started;		/* the thread runs or ran */
 	bool done;		/* ranges and err are final */
 	atomic_bool stop;	/* freed while reading: give up (ECANCELED) */
+	atomic_bool finished;	/* the thread's read has ended: a wait will not block */
 	int err;
 };
 
@@ -92,6 +93,18 @@ static int walk_finish(struct text_walk *w, int err);
  * none started. The BPF iterator first (ksyms_iter.h: three quarters of the
  * kernel's time, none of the text to parse), /proc/kallsyms where it cannot.
  */
+static void *load_thread(void *arg);
+
+/* The thread's body: the read, then said to have ended. */
+static void *load_thread_run(void *arg)
+{
+	struct rs_ksyms *ks = arg;
+
+	load_thread(ks);
+	atomic_store(&ks->loader->finished, true);
+	return NULL;
+}
+
 static void *load_thread(void *arg)
 {
 	struct rs_ksyms *ks = arg;
@@ -179,8 +192,21 @@ void rs_ksyms_start(struct rs_ksyms *ks)
 	pthread_mutex_lock(&l->lock);
 	/* Should the thread not start, the first lookup reads the file itself. */
 	if (!l->started && !l->done)
-		l->started = !pthread_create(&l->thread, NULL, load_thread, ks);
+		l->started = !pthread_create(&l->thread, NULL, load_thread_run, ks);
 	pthread_mutex_unlock(&l->lock);
+}
+
+bool rs_ksyms_ready(const struct rs_ksyms *ks)
+{
+	struct rs_ksyms_loader *l = ks ? ks->loader : NULL;
+	bool ready;
+
+	if (!l)
+		return true;
+	pthread_mutex_lock(&l->lock);
+	ready = l->done || (l->started && atomic_load(&l->finished));
+	pthread_mutex_unlock(&l->lock);
+	return ready;
 }
 
 int rs_ksyms_wait(const struct rs_ksyms *ks)

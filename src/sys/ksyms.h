@@ -3,6 +3,7 @@
 #ifndef RINGSIDE_KSYMS_H
 #define RINGSIDE_KSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +39,8 @@ void rs_ksyms_start(struct rs_ksyms *ks);
  * the ranges are empty (every lookup then answers 0).
  */
 int rs_ksyms_wait(const struct rs_ksyms *ks);
+/* Would rs_ksyms_wait() return at once (the read ended, or none is due)? */
+bool rs_ksyms_ready(const struct rs_ksyms *ks);
 /* The same from any kallsyms-format text (the fuzz target feeds it). */
 int rs_ksyms_parse(FILE *f, const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out);
 void rs_ksyms_free(struct rs_ksyms *ks);

@@ -3,9 +3,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ksyms.h"
+#include "ksym_lookup.h"
 #include "ksyms_iter.h"
 #include "unit.h"
 
@@ -218,6 +221,107 @@ static void too_many_tags_for_the_iterator(void)
 	rs_ksyms_free(by_iter);
 }
 
+/* The first text name /proc/kallsyms lists twice in vmlinux (static functions of one name), into name. */
+static int twice_listed_name(char *name, size_t size)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], prev[RS_KSYM_LOOKUP_NAME] = "";
+	int found = -1;
+	struct seen { char name[RS_KSYM_LOOKUP_NAME]; } *seen = NULL;
+	size_t n = 0;
+
+	/* Names are not sorted in the file: keep the text names, then look for a repeat. */
+	while (f && fgets(line, sizeof(line), f)) {
+		char type, sym[RS_KSYM_LOOKUP_NAME + 1];
+		unsigned long long addr;
+
+		if (strchr(line, '[') || sscanf(line, "%llx %c %64s", &addr, &type, sym) != 3 ||
+		    (type != 't' && type != 'T') || strlen(sym) >= RS_KSYM_LOOKUP_NAME || strchr(sym, '.'))
+			continue;
+		if (n % 4096 == 0) {
+			struct seen *p = realloc(seen, (n + 4096) * sizeof(*seen));
+
+			if (!p)
+				break;
+			seen = p;
+		}
+		strcpy(seen[n++].name, sym);
+	}
+	if (f)
+		fclose(f);
+	qsort(seen, n, sizeof(*seen), (int (*)(const void *, const void *))strcmp);
+	for (size_t i = 0; i < n && found; i++) {
+		if (!strcmp(seen[i].name, prev)) {
+			snprintf(name, size, "%s", prev);
+			found = 0;
+		}
+		snprintf(prev, sizeof(prev), "%s", seen[i].name);
+	}
+	free(seen);
+	return found;
+}
+
+/*
+ * The kernel's own lookup (ksym_lookup.h) gives, for each name, the range
+ * the walk gives for its first function, end included; for a name that is
+ * several static functions the walk finds them all, the lookup one of them.
+ */
+static void lookup_agrees_with_walk(void)
+{
+	struct rs_ksym_tag kernel_tags[] = {
+		{ "memory_reclaim", 1 }, { "try_charge_memcg", 2 }, { "kswapd", 3 },
+		{ "balance_pgdat", 4 }, { "try_to_free_pages", 5 }, { "no_such_function_here", 6 },
+		{ NULL, 7 },
+	};
+	struct rs_ksym_range quick[RS_KSYM_LOOKUP_MAX];
+	char twice[RS_KSYM_LOOKUP_NAME];
+	struct rs_ksyms *walked = NULL;
+	const struct rs_ksym_range *w;
+	size_t nq = 0, nw = 0, dup_walked = 0, dup_quick = 0;
+	int err;
+
+	if (geteuid() != 0 || twice_listed_name(twice, sizeof(twice)) ||
+	    rs_ksyms_load(kernel_tags, 0, &walked)) {
+		printf("SKIP %s: needs root, visible kallsyms addresses and a name listed twice\n",
+		       unit_.name);
+		unit_.failed = -1;
+		return;
+	}
+	rs_ksyms_free(walked);
+	kernel_tags[6].name = twice;
+	err = rs_ksym_lookup_first(kernel_tags, 7, quick, &nq);
+	if (err == -EINVAL || err == -EPERM || err == -ENOENT) {
+		printf("SKIP %s: no BPF syscall program or kallsyms lookup here (%d)\n", unit_.name, err);
+		unit_.failed = -1;
+		return;
+	}
+	CHECK_EQ_INT(err, 0);
+	CHECK_EQ_INT(rs_ksyms_load(kernel_tags, 7, &walked), 0);
+	w = rs_ksyms_ranges(walked, &nw);
+	CHECK_EQ_INT((long)nq, 6);	/* all but no_such_function_here */
+	for (size_t i = 0; i < nq; i++) {
+		bool same = false;
+
+		CHECK(quick[i].rank < 7 && quick[i].tag == kernel_tags[quick[i].rank].tag);
+		CHECK(quick[i].end > quick[i].start);
+		for (size_t j = 0; j < nw; j++)
+			same |= w[j].start == quick[i].start && w[j].end == quick[i].end &&
+				w[j].rank == quick[i].rank && w[j].tag == quick[i].tag;
+		CHECK(same);
+		dup_quick += quick[i].rank == 6;
+	}
+	for (size_t j = 0; j < nw; j++)
+		dup_walked += w[j].rank == 6;
+	CHECK_EQ_INT((long)dup_quick, 1);
+	CHECK(dup_walked >= 2);
+	CHECK_EQ_INT((long)nw, (long)(nq - 1 + dup_walked));
+	printf("  %zu names found by the lookup, as walked; %s: %zu functions walked\n", nq, twice,
+	       dup_walked);
+	/* What the program cannot take is refused before any load. */
+	CHECK_EQ_INT(rs_ksym_lookup_first(kernel_tags, RS_KSYM_LOOKUP_MAX + 1, quick, &nq), -E2BIG);
+	rs_ksyms_free(walked);
+}
+
 /* Freed while its thread reads: the read stops and nothing leaks (SAN=1 checks). */
 static void freed_while_reading(void)
 {
@@ -238,6 +342,7 @@ int main(void)
 	RUN(iterator_and_text_agree);
 	RUN(too_many_tags_for_the_iterator);
 	RUN(kernel_read_with_and_without_start);
+	RUN(lookup_agrees_with_walk);
 	RUN(freed_while_reading);
 	UNIT_EXIT();
 }
