@@ -48,6 +48,12 @@ int main(int argc, char **argv)
 	 * keeps resident: a thread's heap is never trimmed below it.
 	 */
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	/*
+	 * One heap for every thread: the agent's loads side by side each made
+	 * one of their own (peak 9.7 MB against 9.4), and the threads
+	 * allocate too little for the lock to matter.
+	 */
+	mallopt(M_ARENA_MAX, 1);
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(main_usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
