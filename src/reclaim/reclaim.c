@@ -120,18 +120,18 @@ static void set_trigger_ranges(struct rs_collector *c, struct rs_reclaim *r, uns
 			"unknown", n, RS_RECLAIM_TRIG_RANGES);
 }
 
-/* The walk's ranges, or none when it failed (said). */
-static const struct rs_ksym_range *walked_ranges(struct rs_collector *c, struct rs_reclaim *r,
-						 size_t *n)
+/* The walk's ranges into *k and *n (none when it failed: 0 or why, said). */
+static int walked_ranges(struct rs_collector *c, struct rs_reclaim *r,
+			 const struct rs_ksym_range **k, size_t *n)
 {
-	const struct rs_ksym_range *k = rs_ksyms_ranges(r->ksyms, n);
 	int err = rs_ksyms_wait(r->ksyms);
 
+	*k = rs_ksyms_ranges(r->ksyms, n);
 	if (err)
 		rs_note(c->s, "reclaim: /proc/kallsyms unreadable (%s): %s", ringside_strerror(err),
 			r->nr_looked_up ? "the trigger functions stay the first of each name" :
 					  "every invocation counts as trigger unknown");
-	return k;
+	return err;
 }
 
 static bool same_ranges(const struct rs_ksym_range *a, size_t na, const struct rs_ksym_range *b,
@@ -163,8 +163,7 @@ static void reclaim_poll(struct rs_collector *c)
 	if (r->trig_check != TRIG_WALKING || !rs_ksyms_ready(r->ksyms))
 		return;
 	r->trig_check = TRIG_WALKED;
-	k = walked_ranges(c, r, &n);
-	if (rs_ksyms_wait(r->ksyms) || same_ranges(k, n, r->looked_up, r->nr_looked_up))
+	if (walked_ranges(c, r, &k, &n) || same_ranges(k, n, r->looked_up, r->nr_looked_up))
 		return;
 	set_trigger_ranges(c, r, 1, k, n);
 	__atomic_store_n(&r->skel->bss->trig_set, 1, __ATOMIC_RELEASE);
@@ -204,9 +203,10 @@ static int reclaim_load(struct rs_collector *c)
 			"functions sharing a name runs once the session is polled",
 			r->nr_looked_up, RS_NR(trigger_funcs));
 	} else if (r->aggregate) {
+		const struct rs_ksym_range *k;
 		size_t n;
-		const struct rs_ksym_range *k = walked_ranges(c, r, &n);
 
+		walked_ranges(c, r, &k, &n);
 		set_trigger_ranges(c, r, 0, k, n);
 	}
 	return 0;
