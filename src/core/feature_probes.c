@@ -84,6 +84,10 @@ static struct probe_bpf *load_only(const char *prog_name, int *err)
 static pthread_mutex_t release_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t releases[MAX_RELEASES];
 static unsigned int nr_releases;
+/* Sessions starting, and the links kept meanwhile (rs_probe_session_starting()). */
+static unsigned int sessions_starting;
+static int kept_fds[MAX_RELEASES];
+static unsigned int nr_kept;
 
 static void *close_fd(void *arg)
 {
@@ -99,6 +103,11 @@ static void close_later(int fd)
 	if (fd < 0)
 		return;
 	pthread_mutex_lock(&release_lock);
+	if (sessions_starting && nr_kept < MAX_RELEASES) {
+		kept_fds[nr_kept++] = fd;
+		pthread_mutex_unlock(&release_lock);
+		return;
+	}
 	if (nr_releases < MAX_RELEASES &&
 	    !pthread_create(&releases[nr_releases], NULL, close_fd, (void *)(long)fd)) {
 		nr_releases++;
@@ -120,6 +129,29 @@ static void destroy_link_later(struct bpf_link *link)
 
 	bpf_link__destroy(link);
 	close_later(dup);
+}
+
+void rs_probe_session_starting(void)
+{
+	pthread_mutex_lock(&release_lock);
+	sessions_starting++;
+	pthread_mutex_unlock(&release_lock);
+}
+
+void rs_probe_session_started(void)
+{
+	int fds[MAX_RELEASES];
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&release_lock);
+	if (sessions_starting && !--sessions_starting) {
+		n = nr_kept;
+		memcpy(fds, kept_fds, n * sizeof(fds[0]));
+		nr_kept = 0;
+	}
+	pthread_mutex_unlock(&release_lock);
+	for (unsigned int i = 0; i < n; i++)
+		close_later(fds[i]);
 }
 
 void rs_probe_links_released(void)

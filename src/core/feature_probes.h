@@ -38,5 +38,16 @@ void rs_probe_tracefs(struct ringside_feature_result *r, struct ringside_feature
  * Until a thread has run, a probe's link is still among the process's fds.
  */
 void rs_probe_links_released(void);
+/*
+ * A session is starting (from its first collector's enable to the end of
+ * its attach, or its close): while any is, the probes' links are kept, and
+ * released once the last has started. Releasing a perf-event uprobe holds
+ * the kernel's trace event lock through its grace period, and uprobe
+ * registration waits on it too: a release under way stalled another
+ * session's tracepoint attach (perf_event_open) by up to 200 ms, and it
+ * competed with the uprobe attach of the session whose tests made it.
+ */
+void rs_probe_session_starting(void);
+void rs_probe_session_started(void);
 
 #endif

@@ -179,7 +179,20 @@ int rs_session_add(struct ringside_session *s, const struct rs_collector_ops *op
 	for (tail = &s->collectors; *tail; tail = &(*tail)->next)
 		;
 	*tail = c;
+	if (!s->starting) {
+		s->starting = true;
+		rs_probe_session_starting();
+	}
 	return 0;
+}
+
+/* The session's start is over (attached, failed or closed): the probes' links may go. */
+static void session_started(struct ringside_session *s)
+{
+	if (s->starting) {
+		s->starting = false;
+		rs_probe_session_started();
+	}
 }
 
 /*
@@ -585,6 +598,7 @@ static int attach_failed(struct ringside_session *s, const struct rs_collector *
 		rs_fail(s, err, "%s: %s", c->ops->name, ringside_strerror(err));
 	ringside_session_detach(s);
 	rs_features_prefetched();
+	session_started(s);
 	rs_probe_links_released();
 	return err;
 }
@@ -643,8 +657,10 @@ int ringside_session_attach(struct ringside_session *s)
 		s->st.links += c->nr_links + c->nr_link_fds;
 	}
 	s->attached = true;
-	/* The feature probes' links may still be releasing (a grace period, ~100
-	 * ms) on their threads: not waited for here, but by close. */
+	/* The feature probes' links are released (a grace period, ~100 ms) on
+	 * threads from here, once no other session is starting: not waited
+	 * for here, but by close. */
+	session_started(s);
 	/*
 	 * Loading built what libbpf looks up in the kernel's BTF (up to a MB;
 	 * outside the ringside binary libbpf parses its own 5.5 MB copy per
@@ -716,6 +732,7 @@ void ringside_session_close(struct ringside_session *s)
 		return;
 	ringside_session_detach(s);
 	rs_features_prefetched();
+	session_started(s);
 	rs_probe_links_released();
 	for (c = s->collectors; c; c = next) {
 		next = c->next;

@@ -69,6 +69,7 @@ struct ringside_session {
 	struct ring_buffer *rb;
 	struct rs_collector *collectors;
 	bool attached;
+	bool starting;			/* counted by rs_probe_session_starting() */
 	bool keeps_btf;			/* the kernel's BTF, until variants are chosen */
 	struct ringside_stats st;
 	uint64_t lost_before;

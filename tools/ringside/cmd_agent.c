@@ -408,20 +408,21 @@ static int attach_finish(struct attaching *at)
  * Every collector asked for, in groups, each group's collectors enabled and
  * then attached side by side (the loads are the verifier's work in the
  * kernel, a CPU each: reclaim and btrfs together took 50-65 ms one after
- * the other here, 41-49 side by side). The order keeps apart what would
- * wait on each other: kernel-gcm goes alone and
- * first, since where the kernel has no way to run it, its failed attach
- * waits out the feature tests' threads other collectors start (about 80 ms
- * here); gcm goes last, since its enable starts the uprobe feature tests,
- * whose perf-event uprobes, released on a thread, hold the kernel's trace
- * event lock long enough to stall reclaim's attach of the syscall-exit
- * tracepoint (115 ms here, with tracefs mounted). -1 when the agent cannot
- * go on.
+ * the other here, 41-49 side by side; with gcm beside them the agent's
+ * start went from medians of 65-78 to 54-66 ms). kernel-gcm goes alone and
+ * first: where the kernel has no way to run it, its failed attach waits out
+ * the feature tests' threads other collectors start (about 80 ms here).
+ * What made gcm go last before, its uprobe feature tests' perf-event
+ * uprobes, whose release holds the kernel's trace event lock long enough
+ * to stall reclaim's attach of the syscall-exit tracepoint (120-270 ms
+ * starts with tracefs mounted), is held back by the library until every
+ * session has started (rs_probe_session_starting()). -1 when the agent
+ * cannot go on.
  */
 static int start_collectors(struct agent *a)
 {
 	static const int groups[][NR_COLS + 1] = {
-		{ COL_KGCM, -1 }, { COL_RECLAIM, COL_BTRFS, -1 }, { COL_GCM, -1 },
+		{ COL_KGCM, -1 }, { COL_RECLAIM, COL_BTRFS, COL_GCM, -1 },
 	};
 	struct ringside_session *pending[NR_COLS] = { 0 };
 	struct attaching attaching[NR_COLS];
