@@ -110,10 +110,13 @@ static void kernel_read_with_and_without_start(void)
 		return;
 	}
 	CHECK_EQ_INT(rs_ksyms_load(kernel_tags, 2, &lazy), 0);
+	CHECK(!rs_ksyms_ready(lazy));	/* a wait would read on the caller's thread */
 	rs_ksyms_start(started);
 	rs_ksyms_start(started);	/* a second start is a no-op */
 	CHECK_EQ_INT(rs_ksyms_wait(started), 0);
+	CHECK(rs_ksyms_ready(started));
 	CHECK_EQ_INT(rs_ksyms_wait(lazy), 0);
+	CHECK(rs_ksyms_ready(lazy));
 	a = rs_ksyms_ranges(started, &na);
 	b = rs_ksyms_ranges(lazy, &nb);
 	CHECK(na >= 2);
@@ -322,6 +325,27 @@ static void lookup_agrees_with_walk(void)
 	rs_ksyms_free(walked);
 }
 
+/* A started read says it is over without a wait (the agent's poll asks so), then waits for nothing. */
+static void ready_once_read(void)
+{
+	static const struct rs_ksym_tag kernel_tags[] = { { "kswapd", 1 } };
+	struct rs_ksyms *ks = NULL;
+	int tries = 0;
+
+	if (rs_ksyms_load(kernel_tags, 1, &ks)) {
+		printf("  (kallsyms addresses hidden: nothing to read)\n");
+		return;
+	}
+	rs_ksyms_start(ks);
+	/* A condition, not a guessed time: up to 20 s for a read of ~40 ms. */
+	while (!rs_ksyms_ready(ks) && tries++ < 20000)
+		usleep(1000);
+	CHECK(rs_ksyms_ready(ks));
+	CHECK_EQ_INT(rs_ksyms_wait(ks), 0);
+	CHECK(rs_ksyms_tag(ks, 0) == 0);
+	rs_ksyms_free(ks);
+}
+
 /* Freed while its thread reads: the read stops and nothing leaks (SAN=1 checks). */
 static void freed_while_reading(void)
 {
@@ -343,6 +367,7 @@ int main(void)
 	RUN(too_many_tags_for_the_iterator);
 	RUN(kernel_read_with_and_without_start);
 	RUN(lookup_agrees_with_walk);
+	RUN(ready_once_read);
 	RUN(freed_while_reading);
 	UNIT_EXIT();
 }
