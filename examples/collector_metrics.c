@@ -42,6 +42,7 @@ int main(int argc, char **argv)
 	struct ringside_metrics_opts mo = { .sz = sizeof(mo), .format = RINGSIDE_METRICS_TEXT };
 	const char *name = argc > 1 ? argv[1] : "kernel-gcm";
 	struct ringside_session *s;
+	size_t said;
 	int err;
 
 	if (strcmp(name, "kernel-gcm") && strcmp(name, "reclaim")) {
@@ -60,9 +61,13 @@ int main(int argc, char **argv)
 		ringside_session_close(s);
 		return 1;
 	}
-	fprintf(stderr, "ready\n");
+	/* What the collector chose and how (its variants, where its kernel ranges came from). */
+	said = strlen(ringside_session_notes(s));
+	fprintf(stderr, "%sready\n", ringside_session_notes(s));
 	while (!stop)
 		ringside_session_poll(s, 200);	/* records are not needed: the counts are in the kernel */
+	/* Notes made while it ran (reclaim's symbol walk replacing its first ranges). */
+	fprintf(stderr, "%s", ringside_session_notes(s) + said);
 	err = ringside_metrics_write(&s, 1, &mo, stdout);
 	ringside_session_close(s);
 	return err ? 1 : 0;
