@@ -42,9 +42,12 @@ struct rs_reclaim {
 	 * lookup (ksym_lookup.h: microseconds), which finds only the first of
 	 * static functions sharing a name; the walk that finds them all
 	 * (30 ms) runs once the session is polled, every collector up, and
-	 * replaces them if it differs.
+	 * replaces them if it differs. Its end is said either way (one line,
+	 * "symbol walk" in it): until then the process has a read under way.
+	 * Where the kernel cannot look names up, the walk came before the
+	 * load, and the first poll says what it gave.
 	 */
-	enum { TRIG_WALKED, TRIG_WALK_DUE, TRIG_WALKING } trig_check;
+	enum { TRIG_SAID, TRIG_WALK_DUE, TRIG_WALKING, TRIG_WALKED_AT_LOAD } trig_check;
 	struct rs_ksym_range looked_up[RS_KSYM_LOOKUP_MAX];
 	size_t nr_looked_up;
 };
@@ -120,20 +123,6 @@ static void set_trigger_ranges(struct rs_collector *c, struct rs_reclaim *r, uns
 			"unknown", n, RS_RECLAIM_TRIG_RANGES);
 }
 
-/* The walk's ranges into *k and *n (none when it failed: 0 or why, said). */
-static int walked_ranges(struct rs_collector *c, struct rs_reclaim *r,
-			 const struct rs_ksym_range **k, size_t *n)
-{
-	int err = rs_ksyms_wait(r->ksyms);
-
-	*k = rs_ksyms_ranges(r->ksyms, n);
-	if (err)
-		rs_note(c->s, "reclaim: /proc/kallsyms unreadable (%s): %s", ringside_strerror(err),
-			r->nr_looked_up ? "the trigger functions stay the first of each name" :
-					  "every invocation counts as trigger unknown");
-	return err;
-}
-
 static bool same_ranges(const struct rs_ksym_range *a, size_t na, const struct rs_ksym_range *b,
 			size_t nb)
 {
@@ -154,17 +143,37 @@ static void reclaim_poll(struct rs_collector *c)
 	struct rs_reclaim *r = c->priv;
 	const struct rs_ksym_range *k;
 	size_t n;
+	int err;
 
 	if (r->trig_check == TRIG_WALK_DUE) {
 		rs_ksyms_start(r->ksyms);
 		r->trig_check = TRIG_WALKING;
 		return;
 	}
-	if (r->trig_check != TRIG_WALKING || !rs_ksyms_ready(r->ksyms))
+	if (r->trig_check == TRIG_SAID || !rs_ksyms_ready(r->ksyms))
 		return;
-	r->trig_check = TRIG_WALKED;
-	if (walked_ranges(c, r, &k, &n) || same_ranges(k, n, r->looked_up, r->nr_looked_up))
+	err = rs_ksyms_wait(r->ksyms);
+	k = rs_ksyms_ranges(r->ksyms, &n);
+	if (r->trig_check == TRIG_WALKED_AT_LOAD) {
+		r->trig_check = TRIG_SAID;
+		if (err)
+			rs_note(c->s, "reclaim: the symbol walk failed (%s): every invocation counts "
+				"as trigger unknown", ringside_strerror(err));
+		else
+			rs_note(c->s, "reclaim: %zu trigger function ranges from the symbol walk", n);
 		return;
+	}
+	r->trig_check = TRIG_SAID;
+	if (err) {
+		rs_note(c->s, "reclaim: the symbol walk failed (%s): the trigger functions stay the "
+			"name lookup's, the first function of each name", ringside_strerror(err));
+		return;
+	}
+	if (same_ranges(k, n, r->looked_up, r->nr_looked_up)) {
+		rs_note(c->s, "reclaim: the symbol walk confirmed the name lookup's %zu trigger "
+			"function ranges", n);
+		return;
+	}
 	set_trigger_ranges(c, r, 1, k, n);
 	__atomic_store_n(&r->skel->bss->trig_set, 1, __ATOMIC_RELEASE);
 	rs_note(c->s, "reclaim: the symbol walk found %zu trigger function ranges where the name "
@@ -203,10 +212,10 @@ static int reclaim_load(struct rs_collector *c)
 			"functions sharing a name runs once the session is polled",
 			r->nr_looked_up, RS_NR(trigger_funcs));
 	} else if (r->aggregate) {
-		const struct rs_ksym_range *k;
 		size_t n;
+		const struct rs_ksym_range *k = rs_ksyms_ranges(r->ksyms, &n);
 
-		walked_ranges(c, r, &k, &n);
+		/* Failed, it gave none: the first poll says so. */
 		set_trigger_ranges(c, r, 0, k, n);
 	}
 	return 0;
@@ -493,8 +502,10 @@ int ringside_session_enable_reclaim(struct ringside_session *s,
 	if (r->aggregate && !rs_ksym_lookup_first(trigger_funcs, RS_NR(trigger_funcs), r->looked_up,
 						  &r->nr_looked_up))
 		r->trig_check = TRIG_WALK_DUE;
-	else if (r->aggregate)
+	else if (r->aggregate) {
 		rs_ksyms_start(r->ksyms);
+		r->trig_check = TRIG_WALKED_AT_LOAD;
+	}
 	err = rs_session_add(s, &rs_reclaim_ops, r);
 	if (err) {
 		rs_ksyms_free(r->ksyms);

@@ -53,6 +53,13 @@ aport=$(free_port)
 pids+=($!)
 tracers+=("agent:$!")
 wait_for "$tmp/agent.err" '^ringside: serving' || fail soak_agent_started "$(tail -2 "$tmp/agent.err")"
+# Its reclaim collector checks its trigger functions against every kernel
+# symbol once it serves, a read with its own fds: over before the warm-up
+# counts, and said on one line.
+if grep -q '^ringside: collector reclaim up' "$tmp/agent.err"; then
+	wait_for "$tmp/agent.err" '^ringside: reclaim: .*symbol walk' 120 ||
+		fail soak_agent_symbol_walk_said "$(tail -2 "$tmp/agent.err")"
+fi
 
 # The flood, for secs seconds.
 end=$((SECONDS + secs))

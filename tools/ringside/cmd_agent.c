@@ -492,10 +492,13 @@ static void run(struct agent *a)
 
 			ringside_session_poll(a->sessions[i], 0);
 			/* A note made while running says what changed: always shown. */
-			if (strlen(notes) > a->notes_said[i]) {
-				fprintf(stderr, "%s", notes + a->notes_said[i]);
-				a->notes_said[i] = strlen(notes);
+			for (const char *l = notes + a->notes_said[i]; *l;) {
+				size_t len = strcspn(l, "\n");
+
+				fprintf(stderr, "ringside: %.*s\n", (int)len, l);
+				l += len + (l[len] == '\n');
 			}
+			a->notes_said[i] = strlen(notes);
 		}
 		pthread_mutex_unlock(&a->lock);
 		clock_gettime(CLOCK_MONOTONIC, &t);
