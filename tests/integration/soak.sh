@@ -69,14 +69,20 @@ if [ -n "$cg" ]; then
 	  while [ $SECONDS -lt $end ]; do dd if=/dev/zero of="$tmp/cache" bs=1M count=64 status=none; cat "$tmp/cache" >/dev/null; done ) & floods+=($!)
 	( while [ $SECONDS -lt $end ]; do echo 32M >"$cg/memory.limit_in_bytes"; echo -1 >"$cg/memory.limit_in_bytes"; done ) 2>/dev/null & floods+=($!)
 fi
-( while [ $SECONDS -lt $end ]; do curl -s -o /dev/null "http://127.0.0.1:$aport/metrics"; sleep 0.2; done ) & floods+=($!)
+# A scrape opens files while it runs (mountinfo, btrfs's sysfs): each holds
+# the lock the fd counts below take, so no count falls inside one.
+( while [ $SECONDS -lt $end ]; do
+	flock "$tmp/scrape.lock" curl -s -o /dev/null "http://127.0.0.1:$aport/metrics"; sleep 0.2
+  done ) & floods+=($!)
 if mountpoint -q "$mnt"; then
 	( for i in 1 2 3 4; do dd if=/dev/zero of="$mnt/f$i" bs=1M count=40 status=none; done; sync
 	  while [ $SECONDS -lt $end ]; do btrfs balance start -dusage=100 "$mnt" >/dev/null 2>&1; done ) & floods+=($!)
 fi
 
-usage() {	# pid: "RSS_KiB FDS" (sockets left out: the agent's come and go with scrapes)
-	echo "$(awk '/^VmRSS/ {print $2}' /proc/"$1"/status) $(find /proc/"$1"/fd -mindepth 1 -lname 'socket:*' -prune -o -print | wc -l)"
+usage() {	# pid: "RSS_KiB FDS" (sockets left out: the agent's come and go with scrapes), between scrapes
+	( flock 9
+	  echo "$(awk '/^VmRSS/ {print $2}' /proc/"$1"/status) $(find /proc/"$1"/fd -mindepth 1 -lname 'socket:*' -prune -o -print | wc -l)"
+	) 9>"$tmp/scrape.lock"
 }
 warm=$((secs / 4))
 sleep "$warm"	# the warm-up is a share of the soak, not a wait for an event
