@@ -93,18 +93,6 @@ static int walk_finish(struct text_walk *w, int err);
  * none started. The BPF iterator first (ksyms_iter.h: three quarters of the
  * kernel's time, none of the text to parse), /proc/kallsyms where it cannot.
  */
-static void *load_thread(void *arg);
-
-/* The thread's body: the read, then said to have ended. */
-static void *load_thread_run(void *arg)
-{
-	struct rs_ksyms *ks = arg;
-
-	load_thread(ks);
-	atomic_store(&ks->loader->finished, true);
-	return NULL;
-}
-
 static void *load_thread(void *arg)
 {
 	struct rs_ksyms *ks = arg;
@@ -137,6 +125,16 @@ static void *load_thread(void *arg)
 	fclose(f);
 	if (buf)
 		munmap(buf, KALLSYMS_BUF);
+	return NULL;
+}
+
+/* A started read's thread: the read, then said to have ended (rs_ksyms_ready()). */
+static void *load_thread_run(void *arg)
+{
+	struct rs_ksyms *ks = arg;
+
+	load_thread(ks);
+	atomic_store(&ks->loader->finished, true);
 	return NULL;
 }
 
