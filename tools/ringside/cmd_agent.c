@@ -347,8 +347,8 @@ static int enable_collector(struct agent *a, int col, struct ringside_session *s
 }
 
 /*
- * The enabled session s attached (err: the enable's), and said: up, or not
- * up with why. -1 when the agent cannot go on (a collector asked for by
+ * The enabled and attached session s said (err: its enable's or attach's
+ * error): up, or not up with why. -1 when the agent cannot go on (a collector asked for by
  * name failed); s is the agent's or closed either way.
  */
 static int attach_collector(struct agent *a, int col, struct ringside_session *s, int err)
@@ -409,7 +409,7 @@ static int attach_finish(struct attaching *at)
  * then attached side by side (the loads are the verifier's work in the
  * kernel, a CPU each: reclaim and btrfs together took 50-65 ms one after
  * the other here, 41-49 side by side; with gcm beside them the agent's
- * start went from medians of 65-78 to 54-66 ms). kernel-gcm goes alone and
+ * start went from medians of 65-79 to 55-68 ms). kernel-gcm goes alone and
  * first: where the kernel has no way to run it, its failed attach waits out
  * the feature tests' threads other collectors start (about 80 ms here).
  * What made gcm go last before, its uprobe feature tests' perf-event
