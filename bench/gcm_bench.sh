@@ -119,8 +119,7 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 ag_pid=$!
 wait_for "$tmp/ag.err" 'serving' || { echo "gcm_bench: agent did not start"; cat "$tmp/ag.err"; exit 1; }
 for size in 16 64 1024 16384; do ag[$size]=$(run_loop $size); done
-paired[ag]=$(paired_vs session)
-paired[ag_read]=$(paired_vs session-read)
+paired[ag]=$(paired_vs inside)
 ag_ops=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^ringside_gcm_operations_total/ {s += $NF} END {print s + 0}')
 kill -TERM $ag_pid; wait $ag_pid
 
@@ -149,10 +148,10 @@ done
 
 # ringside's own floors: no-op programs placed and linked as ringside's are
 # (uprobe_multi, a session skipping its return), from bench/probe_floor: the
-# agent's one finish session, the same with its read, and `ringside gcm`'s
-# two hits (an entry on setiv for the message's start, the finish session),
-# and those with the read.
-declare -A fs fr fg fgr
+# agent's one hit inside finish (where its lengths are in registers: no
+# read), and `ringside gcm`'s two hits (an entry on setiv for the message's
+# start, the finish session), and those with the 16-byte read of the lengths.
+declare -A fs fg fgr
 floor_run() {	# mode, array to fill
 	baseline "$2"
 	mkfifo "$tmp/floor.in"
@@ -167,8 +166,7 @@ floor_run() {	# mode, array to fill
 	rm -f "$tmp/floor.in"
 }
 if [ -x "$OUT/bench/probe_floor" ]; then
-	floor_run session fs
-	floor_run session-read fr
+	floor_run inside fs
 	floor_run records fg
 	floor_run records-read fgr
 fi
@@ -185,11 +183,11 @@ done
 # ns a message costs more under tracer NAME whose 16 B rate is OPS than in its baseline.
 added() { awk -v b=${base[$1:16]} -v r=$2 'BEGIN{printf "%.0f", 1e9/r-1e9/b}'; }
 echo "the untraced baselines at 16 B, in order: ${base[rs:16]} ${base[ag:16]} ${base[bt:16]} ${base[btc:16]}" \
-	"${base[f1:16]} ${base[f2:16]} ${base[fs:16]:-} ${base[fr:16]:-} ${base[fg:16]:-} ${base[fgr:16]:-} ops/s"
+	"${base[f1:16]} ${base[f2:16]} ${base[fs:16]:-} ${base[fg:16]:-} ${base[fgr:16]:-} ops/s"
 echo "added ns per message at 16 B: ringside $(added rs ${rs[16]}), agent $(added ag ${ag[16]})," \
 	"bpftrace $(added bt ${bt[16]}), bpftrace count $(added btc ${btc[16]})"
 echo "the agent counted $ag_ops messages (its own /metrics)"
-# Per seal, by design: agent 1 hit (finish as a session), ringside 2 (setiv,
+# Per seal, by design: agent 1 hit (finish's first branch), ringside 2 (setiv,
 # finish), the bpftrace script 3 (setiv, finish, its return), the counter 2.
 awk -v e=$(added f1 ${f1[16]}) -v p=$(added f2 ${f2[16]}) -v r=$(added rs ${rs[16]}) -v a=$(added ag ${ag[16]}) \
 	-v t=$(added bt ${bt[16]}) -v c=$(added btc ${btc[16]}) 'BEGIN {
@@ -197,11 +195,11 @@ awk -v e=$(added f1 ${f1[16]}) -v p=$(added f2 ${f2[16]}) -v r=$(added rs ${rs[1
 	printf "as multiples of the one-entry floor: agent %.2f (1 hit), ringside %.2f (2), bpftrace script %.2f (3), bpftrace counter %.2f (2)\n",
 		a / e, r / e, t / e, c / e }'
 
-if [ -n "${fs[16]:-}" ] && [ -n "${fr[16]:-}" ]; then
-	awk -v e=$(added fs ${fs[16]}) -v d=$(added fr ${fr[16]}) -v g=$(added ag ${ag[16]}) 'BEGIN {
-		printf "ringside'"'"'s own floor at 16 B, where the agent probes: a no-op session adds %.0f ns, with the one 16-byte user read counting needs %.0f ns\n", e, d
-		printf "the agent (+%.0f ns) is %.2fx the no-op floor, %.2fx the floor with its read\n", g, g / e, g / d }'
-	head -1 "$tmp/session.out"
+if [ -n "${fs[16]:-}" ]; then
+	awk -v e=$(added fs ${fs[16]}) -v g=$(added ag ${ag[16]}) 'BEGIN {
+		printf "ringside'"'"'s own floor at 16 B, where the agent probes (finish'"'"'s first branch): a no-op uprobe adds %.0f ns\n", e
+		printf "the agent (+%.0f ns) is %.2fx that floor\n", g, g / e }'
+	head -1 "$tmp/inside.out"
 fi
 if [ -n "${fg[16]:-}" ]; then
 	awk -v e=$(added fg ${fg[16]}) -v g=$(added rs ${rs[16]}) 'BEGIN {
@@ -219,8 +217,7 @@ if [ -n "${paired[rs]:-}${paired[ag]:-}" ]; then
 	echo "paired at 16 B (one process; 256-seal batches in turn through the traced libcrypto, a copy under probe_floor's no-op probes, an untraced copy; the medians of $PAIRS one-second runs):"
 	paired_line "ringside gcm" "its two hits as no-ops (records)" "${paired[rs]:-}"
 	paired_line "ringside gcm" "those with the 16-byte read (records-read)" "${paired[rs_read]:-}"
-	paired_line "the agent" "its one session hit as a no-op (session)" "${paired[ag]:-}"
-	paired_line "the agent" "that with the 16-byte read (session-read)" "${paired[ag_read]:-}"
+	paired_line "the agent" "its one hit inside finish as a no-op (inside)" "${paired[ag]:-}"
 fi
 ops=$(awk '/openssl/ && /seal/ {s += $6} END {print s + 0}' "$tmp/rs.out")
 echo "ringside counted $ops seals while tracing (summary rows of its own output)"

@@ -12,6 +12,10 @@
  *	records       an entry on CRYPTO_gcm128_setiv and the finish session:
  *	              the two hits of `ringside gcm` (a record, with latency)
  *	records-read  the same, the finish session with the 16-byte read
+ *	inside        plain entries where counting probes CRYPTO_gcm128_finish
+ *	              (ossl_finish_points.h): on its first branch, which every
+ *	              message hits, and on its tail jump to CRYPTO_memcmp, which
+ *	              only an open given a tag hits: the agent's one hit a seal
  *
  * With a second argument, a copy of libcrypto (the same bytes, another
  * inode), the probes go on the copy at the same offsets: gcm_workload's
@@ -20,13 +24,16 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
 #include "ringside/resolve.h"
+#include "ossl_finish_points.h"
 #include "probe_point.h"
+#include "symtab.h"
 #include "uprobe_multi.h"
 #include "probe_floor.skel.h"
 
@@ -36,9 +43,32 @@ struct floor_probe {
 	bool session;
 	int link;
 	bool emulated;			/* placed on an instruction the kernel emulates */
+	int inside;			/* 1: finish's first branch, 2: its tail jump (ossl_finish_points.h) */
 	char path[512];
 	uint64_t off;
 };
+
+/* Inside finish, where counting probes it: the same search ringside makes. */
+static int place_inside(struct floor_probe *fp)
+{
+	struct ossl_finish_points pts;
+	struct rs_symtab *st = NULL;
+	char why[160] = "";
+	int fd = open(fp->path, O_RDONLY | O_CLOEXEC), err = -1;
+
+	if (fd >= 0 && !rs_symtab_load_fd(fd, NULL, &st) &&
+	    !ossl_finish_points_find(fd, st, &pts, why, sizeof(why)))
+		err = rs_symtab_vaddr_to_offset(st, fp->inside == 1 ? pts.regs_vaddr : pts.cmp_vaddr,
+						&fp->off);
+	if (err)
+		fprintf(stderr, "probe_floor: no probe point inside %s: %s\n", fp->func,
+			why[0] ? why : "its file could not be read");
+	fp->emulated = true;	/* a jcc and a jmp */
+	rs_symtab_free(st);
+	if (fd >= 0)
+		close(fd);
+	return err ? -1 : 0;
+}
 
 /* Where ringside would put func's probe: its file and offset. */
 static int place(struct ringside_resolver *r, void *lib, struct floor_probe *fp)
@@ -59,7 +89,7 @@ static int place(struct ringside_resolver *r, void *lib, struct floor_probe *fp)
 	snprintf(fp->path, sizeof(fp->path), "%s", sym.path);
 	fp->off = sym.file_offset;
 	fp->emulated = pp.emulated;
-	return 0;
+	return fp->inside ? place_inside(fp) : 0;
 }
 
 int main(int argc, char **argv)
@@ -82,10 +112,14 @@ int main(int argc, char **argv)
 		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_finish", skel->progs.floor_session_read, true };
 	else if (!strcmp(mode, "entry"))
 		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_finish", skel->progs.floor_entry, false };
+	else if (!strcmp(mode, "inside"))
+		for (int at = 1; at <= 2; at++)
+			probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_finish", skel->progs.floor_entry,
+							     false, .inside = at };
 	if (!strcmp(mode, "records") || !strcmp(mode, "records-read"))
 		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_setiv", skel->progs.floor_entry, false };
 	if ((argc != 2 && argc != 3) || !nr) {
-		fprintf(stderr, "usage: probe_floor session|session-read|entry|records|records-read [COPY]  (holds the probes until stdin closes)\n");
+		fprintf(stderr, "usage: probe_floor session|session-read|entry|records|records-read|inside [COPY]  (holds the probes until stdin closes)\n");
 		return 2;
 	}
 	lib = dlopen("libcrypto.so.3", RTLD_NOW);

@@ -433,6 +433,7 @@ struct rs_gcm_hist_key {
 #define RS_GCM_TOTAL_UNATTRIBUTED 0xffffffffu
 enum rs_gcm_unattr_reason {
 	RS_GCM_UNATTR_UNKNOWN_HANDLE = 1,	/* a call on a context whose creation was not seen */
+	RS_GCM_UNATTR_TAG_UNREAD,	/* OpenSSL open: the tags to compare could not be read */
 	RS_GCM_UNATTR_MAX
 };
 

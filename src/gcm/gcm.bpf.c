@@ -20,6 +20,7 @@
 #include "common.bpf.h"
 #include "gcm_seq.h"
 #include "gcm_handles.h"
+#include "ossl_finish_layout.h"
 
 const volatile bool want_stack = false;
 /* Nonzero: copy this many bytes of user stack for DWARF unwinding instead. */
@@ -783,6 +784,8 @@ static __always_inline void call_done(struct pt_regs *ctx, struct gcm_call *c, _
  * OpenSSL since 1.0.1.
  */
 #define OSSL_GCM_LEN_OFF 48
+/* finish compares a given tag only up to the size of Xi, 16 bytes; a longer one fails. */
+#define OSSL_GCM_TAG_MAX 16
 /* AES_KEY is public (openssl/aes.h): 60 round-key words, then the round count. */
 #define OSSL_AES_KEY_ROUNDS_OFF 240
 
@@ -923,15 +926,42 @@ int BPF_KPROBE(gcm_ossl_decrypt, void *gctx)
 }
 
 /*
+ * What the probe inside finish (gcm_ossl_fin_regs) found in registers: the
+ * context's lengths, and where the return address is. NULL: the probe is on
+ * finish's entry, where the lengths are read from the context and the
+ * return address is at [sp].
+ */
+struct ossl_fin_regs {
+	__u64 aad;
+	__u64 payload;
+	__u64 ra_at;
+};
+
+static __always_inline __u64 ossl_fin_caller(struct pt_regs *ctx, const struct ossl_fin_regs *fr)
+{
+	__u64 ra = 0;
+
+	if (!fr)
+		return return_address(ctx);
+	bpf_probe_read_user(&ra, sizeof(ra), (void *)fr->ra_at);
+	return ra;
+}
+
+/*
  * What only the finish knows of its message: the lengths in its context,
  * its direction (data_dir: what a decrypt call said) and how it ends.
  */
 static __always_inline void ossl_finish_fill(struct gcm_call *c, void *gctx, __u8 data_dir,
-					     enum gcm_end_call end)
+					     enum gcm_end_call end, const struct ossl_fin_regs *fr)
 {
 	__u64 len[2] = {};
 
-	bpf_probe_read_user(len, sizeof(len), gctx + OSSL_GCM_LEN_OFF);
+	if (fr) {
+		len[0] = fr->aad;
+		len[1] = fr->payload;
+	} else {
+		bpf_probe_read_user(len, sizeof(len), gctx + OSSL_GCM_LEN_OFF);
+	}
 	c->m.aad = len[0];
 	c->m.payload = len[1];
 	c->m.dir = gcm_end_dir(end, data_dir, 0);
@@ -945,7 +975,8 @@ static __always_inline void ossl_finish_fill(struct gcm_call *c, void *gctx, __u
  * means seal.
  */
 static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, struct task_struct *task, void *gctx,
-					    const void *tag, struct gcm_call *c)
+					    const void *tag, struct gcm_call *c,
+					    const struct ossl_fin_regs *fr)
 {
 	__u64 pid_tgid = (__u64)task->tgid << 32 | (__u32)task->pid;
 	/* Every finish ends a message where setiv is not probed or only marks. */
@@ -963,8 +994,8 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, struct task_str
 				     copy.lib_id);
 			c->m.start_ns = 0;	/* counting only: untimed */
 			if (!agent_mode || tag)
-				c->m.caller = return_address(ctx);
-			ossl_finish_fill(c, gctx, RS_GCM_DIR_UNKNOWN, end);
+				c->m.caller = ossl_fin_caller(ctx, fr);
+			ossl_finish_fill(c, gctx, RS_GCM_DIR_UNKNOWN, end, fr);
 			return true;
 		}
 		gen = ossl_gen_now();
@@ -992,9 +1023,9 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, struct task_str
 	 * failed one makes a record (agent mode, the kernel's summary).
 	 */
 	if ((count_only && !agent_mode) || (every_finish && tag))
-		m->caller = return_address(ctx);
+		m->caller = ossl_fin_caller(ctx, fr);
 	call_fill_id(c, m, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH, m->lib_id);
-	ossl_finish_fill(c, gctx, m->dir, end);
+	ossl_finish_fill(c, gctx, m->dir, end, fr);
 	if (every_finish) {
 		c->m.start_ns = start_ns;	/* m->start_ns is the marks' bound */
 		m->dir = RS_GCM_DIR_UNKNOWN;	/* what setiv resets otherwise */
@@ -1005,12 +1036,13 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, struct task_str
 }
 
 /* Park the message finish() ends until its return gives the result. */
-static __always_inline void ossl_finish_enter(struct pt_regs *ctx, void *gctx, const void *tag)
+static __always_inline void ossl_finish_enter(struct pt_regs *ctx, void *gctx, const void *tag,
+					      const struct ossl_fin_regs *fr)
 {
 	struct gcm_call msg, *c;
 
 	/* Untraced, the slot is left as it is: it may hold an outer call. */
-	if (!ossl_finish_msg(ctx, bpf_get_current_task_btf(), gctx, tag, &msg))
+	if (!ossl_finish_msg(ctx, bpf_get_current_task_btf(), gctx, tag, &msg, fr))
 		return;
 	c = call_slot(true);
 	if (c)
@@ -1020,7 +1052,7 @@ static __always_inline void ossl_finish_enter(struct pt_regs *ctx, void *gctx, c
 SEC("uprobe")
 int BPF_KPROBE(gcm_ossl_finish, void *gctx, const void *tag)
 {
-	ossl_finish_enter(ctx, gctx, tag);
+	ossl_finish_enter(ctx, gctx, tag, NULL);
 	return 0;
 }
 
@@ -1070,15 +1102,116 @@ int BPF_KPROBE(gcm_ossl_fin_session, void *gctx, const void *tag)
 		return 0;
 	}
 	if (tag) {
-		ossl_finish_enter(ctx, gctx, tag);
+		ossl_finish_enter(ctx, gctx, tag, NULL);
 		return 0;	/* the tag check's result comes at return */
 	}
 	/* Ended here, never parked: no task storage on the path most messages take. */
 	task = bpf_get_current_task_btf();
-	if (ossl_finish_msg(ctx, task, gctx, tag, &c))
+	if (ossl_finish_msg(ctx, task, gctx, tag, &c, NULL))
 		emit_task(ctx, &c, gcm_end_result(RS_GCM_LIB_OPENSSL, c.end_call, c.m.dir, -1),
 			  -1, task);
 	return 1;		/* nothing to wait for: no return probe */
+}
+
+/*
+ * The general registers by x86 number (rax 0, rcx 1, rdx 2, rbx 3, rsp 4,
+ * rbp 5, rsi 6, rdi 7, r8-r15), copied out of the context: the verifier
+ * allows only fixed offsets into it, so a register chosen at run time is
+ * picked from the copy.
+ */
+struct x86_gprs {
+	__u64 r[16];
+};
+
+static __always_inline void x86_gprs_copy(struct pt_regs *ctx, struct x86_gprs *g)
+{
+	__typeof__(__PT_REGS_CAST(ctx)) r = __PT_REGS_CAST(ctx);
+
+	g->r[0] = r->ax;
+	g->r[1] = r->cx;
+	g->r[2] = r->dx;
+	g->r[3] = r->bx;
+	g->r[4] = r->sp;
+	g->r[5] = r->bp;
+	g->r[6] = r->si;
+	g->r[7] = r->di;
+	g->r[8] = r->r8;
+	g->r[9] = r->r9;
+	g->r[10] = r->r10;
+	g->r[11] = r->r11;
+	g->r[12] = r->r12;
+	g->r[13] = r->r13;
+	g->r[14] = r->r14;
+	g->r[15] = r->r15;
+}
+
+/*
+ * Counting only: finish probed on its first branch, where its lengths are
+ * in registers (ossl_finish_points.h; the attach cookie's high half says
+ * which). A finish without a tag to check (a seal) ends its message here,
+ * on one probe hit and no read of user memory; one given a tag of at most
+ * 16 bytes is parked for gcm_ossl_fin_cmp, and one given a longer tag
+ * returns -1 without comparing.
+ */
+SEC("uprobe")
+int BPF_KPROBE(gcm_ossl_fin_regs)
+{
+	__u32 layout = (__u32)(bpf_get_attach_cookie(ctx) >> 32);
+	struct ossl_fin_regs fr;
+	struct task_struct *task;
+	struct x86_gprs g;
+	struct gcm_call c;
+	const void *tag;
+	__u64 tag_len;
+	void *gctx;
+
+	x86_gprs_copy(ctx, &g);
+	gctx = (void *)g.r[OSSL_FIN_REG(layout, OSSL_FIN_CTX_SHIFT)];
+	tag = (const void *)g.r[OSSL_FIN_REG(layout, OSSL_FIN_TAG_SHIFT)];
+	tag_len = g.r[OSSL_FIN_REG(layout, OSSL_FIN_TAGLEN_SHIFT)];
+	fr.aad = g.r[OSSL_FIN_REG(layout, OSSL_FIN_AAD_SHIFT)];
+	fr.payload = g.r[OSSL_FIN_REG(layout, OSSL_FIN_PAYLOAD_SHIFT)];
+	if (layout & OSSL_FIN_AAD_X8)
+		fr.aad >>= 3;
+	if (layout & OSSL_FIN_PAYLOAD_X8)
+		fr.payload >>= 3;
+	fr.ra_at = g.r[4] + 8 * (__u64)(layout >> OSSL_FIN_RA_WORDS_SHIFT);
+	if (tag && tag_len <= OSSL_GCM_TAG_MAX) {
+		ossl_finish_enter(ctx, gctx, tag, &fr);
+		return 0;	/* compared at the tail jump to CRYPTO_memcmp */
+	}
+	task = bpf_get_current_task_btf();
+	if (ossl_finish_msg(ctx, task, gctx, tag, &c, &fr))
+		emit_task(ctx, &c, gcm_end_result(RS_GCM_LIB_OPENSSL, c.end_call, c.m.dir, -1),
+			  -1, task);
+	return 0;
+}
+
+/*
+ * The tail jump of finish(ctx, tag, len) to CRYPTO_memcmp(Xi, tag, len): its
+ * result is finish's. Compared here, byte for byte as memcmp will (finish
+ * only gets here with len <= 16), and the parked message ends with it.
+ */
+SEC("uprobe")
+int BPF_KPROBE(gcm_ossl_fin_cmp, const void *xi, const void *tag, __u64 len)
+{
+	struct gcm_call *c = call_take(GCM_CALL_FINISH);
+	__u8 want[OSSL_GCM_TAG_MAX] = {}, got[OSSL_GCM_TAG_MAX] = {};
+	__u32 n = len < OSSL_GCM_TAG_MAX ? (__u32)len : OSSL_GCM_TAG_MAX;
+	int rc = 0;
+
+	if (!c)
+		return 0;
+	if (bpf_probe_read_user(want, sizeof(want), xi) || bpf_probe_read_user(got, n, tag)) {
+		/* Its result unknown, the message is not counted as either: said as unattributed. */
+		count_unattributed(ctx, RS_GCM_UNATTR_TAG_UNREAD);
+		c->kind = 0;
+		return 0;
+	}
+	for (__u32 i = 0; i < OSSL_GCM_TAG_MAX; i++)
+		rc |= i < n && want[i] != got[i];
+	call_done(ctx, c, gcm_end_result(RS_GCM_LIB_OPENSSL, c->end_call, c->m.dir, rc), rc);
+	return 0;
 }
 
 /* ---- GnuTLS ------------------------------------------------------------ */

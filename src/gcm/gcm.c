@@ -194,10 +194,14 @@ static int gcm_load(struct rs_collector *c)
 	return 0;
 }
 
-/* The library's index; GnuTLS backend probes add which backend in the high half. */
+/*
+ * The library's index; in the high half, which backend (GnuTLS backend
+ * probes) or where finish keeps its message (OpenSSL's finish probed
+ * inside): no probe has both.
+ */
 static uint64_t probe_cookie(const struct gcm_probe *p)
 {
-	return p->lib_id | (uint64_t)p->backend << 32;
+	return p->lib_id | (uint64_t)(p->backend | p->layout) << 32;
 }
 
 static int attach_one(struct rs_collector *c, const struct gcm_probe *probe, const char *prog_name,
@@ -582,6 +586,8 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 		g->aggregate = opts->aggregate;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, count_only) + sizeof(bool))
 		g->set.count_only = opts->count_only;
+	/* Stacks are walked from a function's entry: inside finish the frame has moved. */
+	g->set.finish_inside = g->set.count_only && !g->stacks;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, label_sets) + sizeof(opts->label_sets))
 		g->label_sets = opts->label_sets;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, size_hist) + sizeof(bool)) {
@@ -689,6 +695,8 @@ const char *ringside_gcm_unattr_reason_name(unsigned int reason)
 	switch (reason) {
 	case RS_GCM_UNATTR_UNKNOWN_HANDLE:
 		return "unknown-handle";
+	case RS_GCM_UNATTR_TAG_UNREAD:
+		return "tag-unreadable";
 	}
 	return "?";
 }

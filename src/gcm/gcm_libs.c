@@ -21,6 +21,7 @@
 #include "gcm_libs.h"
 #include "gnutls_backend.h"
 #include "gobin.h"
+#include "ossl_finish_points.h"
 #include "probe_point.h"
 #include "symtab.h"
 #include "ringside/procmaps.h"
@@ -40,6 +41,12 @@ static const struct gcm_probe_spec openssl_specs[] = {
 	  "gcm_ossl_fin_session" },
 	E("CRYPTO_gcm128_decrypt", "gcm_ossl_decrypt", NULL, false),
 	E("CRYPTO_gcm128_decrypt_ctr32", "gcm_ossl_decrypt", NULL, false),
+};
+
+/* finish probed inside (ossl_finish_points.h): the one spec above replaced by two plain probes. */
+static const struct gcm_probe_spec openssl_finish_inside[] = {
+	E("CRYPTO_gcm128_finish", "gcm_ossl_fin_regs", NULL, true),
+	E("CRYPTO_gcm128_finish", "gcm_ossl_fin_cmp", NULL, true),
 };
 
 static const struct gcm_probe_spec gnutls_specs[] = {
@@ -248,6 +255,42 @@ int gcm_libset_push_exact_probe(struct gcm_libset *set, struct ringside_gcm_lib 
 	return 0;
 }
 
+/*
+ * OpenSSL's finish, probed inside where counting allows: 0 when placed so,
+ * -ENOTSUP when it is to be probed at its entry (lib->entries says why),
+ * -ENOMEM.
+ */
+static int place_finish_inside(struct gcm_libset *set, int fd, const struct rs_symtab *st,
+			       struct ringside_gcm_lib *lib, unsigned int lib_id)
+{
+	struct gcm_probe regs = { .lib_id = lib_id, .spec = &openssl_finish_inside[0], .emulated = true };
+	struct gcm_probe cmp = { .lib_id = lib_id, .spec = &openssl_finish_inside[1], .emulated = true };
+	struct ossl_finish_points fp;
+	char why[160];
+	int err;
+
+	err = ossl_finish_points_find(fd, st, &fp, why, sizeof(why));
+	if (!err && (rs_symtab_vaddr_to_offset(st, fp.regs_vaddr, &regs.file_off) ||
+		     rs_symtab_vaddr_to_offset(st, fp.cmp_vaddr, &cmp.file_off))) {
+		snprintf(why, sizeof(why), "its code is outside the file's segments");
+		err = -ENOTSUP;
+	}
+	if (err) {
+		snprintf(lib->entries, sizeof(lib->entries),
+			 "CRYPTO_gcm128_finish at its entry, not inside: %s", why);
+		return err;
+	}
+	regs.layout = fp.layout;
+	if (push_probe(set, &regs) || push_probe(set, &cmp))
+		return -ENOMEM;
+	lib->probes += 2;
+	snprintf(lib->entries, sizeof(lib->entries),
+		 "CRYPTO_gcm128_finish inside: +0x%llx (its lengths in registers), +0x%llx (its tag compare)",
+		 (unsigned long long)(fp.regs_vaddr - fp.func_vaddr),
+		 (unsigned long long)(fp.cmp_vaddr - fp.func_vaddr));
+	return 0;
+}
+
 /* Resolve every probe point of family f in st; fails naming missing required symbols. */
 static int resolve_family(struct gcm_libset *set, const char *path, int fd,
 			  const struct rs_symtab *st, const struct gcm_family *f,
@@ -272,6 +315,14 @@ static int resolve_family(struct gcm_libset *set, const char *path, int fd,
 					 used ? ", " : "", spec->symbol);
 			}
 			continue;
+		}
+		if (set->finish_inside && f->lib == RS_GCM_LIB_OPENSSL && !strcmp(spec->symbol, openssl_finish_inside[0].symbol)) {
+			int err = place_finish_inside(set, fd, st, lib, lib_id);
+
+			if (err == -ENOMEM)
+				return err;
+			if (!err)
+				continue;
 		}
 		if (gcm_libset_place_probe(set, fd, lib, p))
 			return -ENOMEM;

@@ -35,6 +35,7 @@ struct gcm_probe {
 	const struct gcm_probe_spec *spec;
 	uint64_t file_off;
 	bool emulated;
+	uint32_t layout;		/* OpenSSL's finish probed inside: ossl_finish_layout.h */
 	unsigned int backend;		/* GnuTLS backend probes: index within the library */
 	struct rs_gcm_backend disc;	/* ... and how its context shows the key size */
 };
@@ -51,6 +52,8 @@ struct gcm_libset {
 	char (*skipped)[320];	/* files found but not traced, and why */
 	unsigned int nr_skipped;
 	bool count_only;	/* no latency: probe points only timing needs are left out */
+	/* Counting without stacks: OpenSSL's finish probed inside (ossl_finish_points.h) where it can be. */
+	bool finish_inside;
 };
 
 /*
