@@ -112,6 +112,43 @@ bool ringside_gcm_watches_starts(const struct ringside_session *s);
 const struct ringside_gcm_lib *ringside_gcm_lib(const struct ringside_session *s,
 						unsigned int lib_id);
 
+/* Where in its function a probe point sits. */
+enum ringside_gcm_placement {
+	RINGSIDE_GCM_AT_ENTRY,		/* the function's first instruction */
+	/* past leading instructions that touch neither the stack nor an
+	 * argument (endbr64, lea of a global), onto one the kernel emulates */
+	RINGSIDE_GCM_PAST_PROLOGUE,
+	RINGSIDE_GCM_AT_RET,		/* one of its return instructions (Go) */
+	RINGSIDE_GCM_INSIDE,		/* a point found by decoding its body (OpenSSL's finish, counting) */
+	/* where its first instruction is single-stepped: the first one of its
+	 * prologue the kernel emulates, its arguments and return address
+	 * followed to where they are there */
+	RINGSIDE_GCM_IN_PROLOGUE,
+};
+
+/* One probe point as the collector attaches it (its return probe, if any, aside). */
+struct ringside_gcm_probe_point {
+	unsigned int lib_id;	/* ringside_gcm_lib() */
+	const char *function;	/* the symbol, or the part probed ("AES-GCM backend aead_encrypt") */
+	uint64_t file_offset;	/* the uprobe's offset in the file */
+	uint64_t offset;	/* bytes past the function's first instruction */
+	enum ringside_gcm_placement placement;
+	/* The kernel emulates the probed instruction (push, jmp, call, jcc);
+	 * false: it single-steps it out of line, several times dearer. */
+	bool emulated;
+	const char *role;	/* RINGSIDE_GCM_INSIDE: what the point reads; "" otherwise */
+	/* single-stepped at its entry though its program could follow its
+	 * arguments: why it was not moved; "" otherwise */
+	const char *kept_at_entry;
+};
+
+/* Probe points of the enabled collector (its libraries' and Go programs'), growing as ringside_gcm_nr_libs() does. */
+unsigned int ringside_gcm_nr_probe_points(const struct ringside_session *s);
+/* Point i; -ENOENT past the end. */
+int ringside_gcm_probe_point(const struct ringside_session *s, unsigned int i,
+			     struct ringside_gcm_probe_point *out);
+const char *ringside_gcm_placement_name(unsigned int placement);	/* "entry", "past-prologue"... */
+
 const char *ringside_gcm_lib_name(unsigned int family);	/* "openssl", "gnutls"... */
 const char *ringside_gcm_dir_name(unsigned int dir);	/* "seal", "open" */
 const char *ringside_gcm_result_name(unsigned int result);	/* "ok", "tag-fail"... */

@@ -21,6 +21,7 @@
 #include "gcm_seq.h"
 #include "gcm_handles.h"
 #include "ossl_finish_layout.h"
+#include "probe_argmap.h"
 
 const volatile bool want_stack = false;
 /* Nonzero: copy this many bytes of user stack for DWARF unwinding instead. */
@@ -103,6 +104,73 @@ static __always_inline __u64 return_address(struct pt_regs *ctx)
 	__u64 ra = 0;
 
 	bpf_probe_read_user(&ra, sizeof(ra), (void *)PT_REGS_SP(ctx));
+	return ra;
+}
+
+/*
+ * The general registers by x86 number (rax 0, rcx 1, rdx 2, rbx 3, rsp 4,
+ * rbp 5, rsi 6, rdi 7, r8-r15), copied out of the context: the verifier
+ * allows only fixed offsets into it, so a register chosen at run time is
+ * picked from the copy.
+ */
+struct x86_gprs {
+	__u64 r[16];
+};
+
+static __always_inline void x86_gprs_copy(struct pt_regs *ctx, struct x86_gprs *g)
+{
+	__typeof__(__PT_REGS_CAST(ctx)) r = __PT_REGS_CAST(ctx);
+
+	g->r[0] = r->ax;
+	g->r[1] = r->cx;
+	g->r[2] = r->dx;
+	g->r[3] = r->bx;
+	g->r[4] = r->sp;
+	g->r[5] = r->bp;
+	g->r[6] = r->si;
+	g->r[7] = r->di;
+	g->r[8] = r->r8;
+	g->r[9] = r->r9;
+	g->r[10] = r->r10;
+	g->r[11] = r->r11;
+	g->r[12] = r->r12;
+	g->r[13] = r->r13;
+	g->r[14] = r->r14;
+	g->r[15] = r->r15;
+}
+
+/*
+ * A probe that may sit inside its function's prologue (probe_argmap.h; map:
+ * its attach cookie's high half): argument n from the register that holds
+ * it there, the return address from its slot. Without RS_ARGMAP_ON the
+ * probe is at the entry and reads them where the calling convention puts
+ * them.
+ */
+static __always_inline __u32 probe_argmap(void *ctx)
+{
+	return (__u32)(bpf_get_attach_cookie(ctx) >> 32);
+}
+
+static __always_inline __u64 probe_arg(struct pt_regs *ctx, __u32 map, int n)
+{
+	/* rdi, rsi, rdx, rcx: the calling convention's first four */
+	__u32 reg = n == 0 ? 7 : n == 1 ? 6 : n == 2 ? 2 : 1;
+	struct x86_gprs g;
+
+	/* One load from a copy either way: the verifier refuses a context
+	 * pointer the compiler moved before loading through it. */
+	if (map & RS_ARGMAP_ON)
+		reg = RS_ARGMAP_REG(map, n);
+	x86_gprs_copy(ctx, &g);
+	return g.r[reg & 15];
+}
+
+static __always_inline __u64 probe_return_address(struct pt_regs *ctx, __u32 map)
+{
+	__u64 ra = 0;
+
+	bpf_probe_read_user(&ra, sizeof(ra),
+			    (void *)(PT_REGS_SP(ctx) + 8 * (__u64)(map & RS_ARGMAP_ON ? RS_ARGMAP_RA_WORDS(map) : 0)));
 	return ra;
 }
 
@@ -1113,37 +1181,6 @@ int BPF_KPROBE(gcm_ossl_fin_session, void *gctx, const void *tag)
 	return 1;		/* nothing to wait for: no return probe */
 }
 
-/*
- * The general registers by x86 number (rax 0, rcx 1, rdx 2, rbx 3, rsp 4,
- * rbp 5, rsi 6, rdi 7, r8-r15), copied out of the context: the verifier
- * allows only fixed offsets into it, so a register chosen at run time is
- * picked from the copy.
- */
-struct x86_gprs {
-	__u64 r[16];
-};
-
-static __always_inline void x86_gprs_copy(struct pt_regs *ctx, struct x86_gprs *g)
-{
-	__typeof__(__PT_REGS_CAST(ctx)) r = __PT_REGS_CAST(ctx);
-
-	g->r[0] = r->ax;
-	g->r[1] = r->cx;
-	g->r[2] = r->dx;
-	g->r[3] = r->bx;
-	g->r[4] = r->sp;
-	g->r[5] = r->bp;
-	g->r[6] = r->si;
-	g->r[7] = r->di;
-	g->r[8] = r->r8;
-	g->r[9] = r->r9;
-	g->r[10] = r->r10;
-	g->r[11] = r->r11;
-	g->r[12] = r->r12;
-	g->r[13] = r->r13;
-	g->r[14] = r->r14;
-	g->r[15] = r->r15;
-}
 
 /*
  * Counting only: finish probed on its first branch, where its lengths are
@@ -1529,17 +1566,19 @@ static __always_inline bool in_gnutls_call(void)
 	return c && c->kind && c->lib == RS_GCM_LIB_GNUTLS;
 }
 
+/* set_iv(handle, ...) of a stream API: its message starts. Maybe inside its prologue. */
 SEC("uprobe")
-int BPF_KPROBE(gcm_stream_set_iv, void *hd)
+int gcm_stream_set_iv(struct pt_regs *ctx)
 {
+	__u32 map = probe_argmap(ctx);
 	struct gcm_msg *m;
 
 	if (in_gnutls_call())
 		return 0;
-	m = traced_msg(ctx, (__u64)hd);
+	m = traced_msg(ctx, probe_arg(ctx, map, 0));
 
 	if (m)
-		msg_begin(ctx, m);
+		msg_begin_caller(ctx, m, probe_return_address(ctx, map));
 	return 0;
 }
 
@@ -1555,10 +1594,13 @@ static __always_inline void stream_aad(void *ctx, __u64 hd, __u64 len)
 		m->aad += len;
 }
 
+/* add_auth(handle, aad, len). Maybe inside its prologue. */
 SEC("uprobe")
-int BPF_KPROBE(gcm_stream_aad, void *hd, void *aad, __u64 len)
+int gcm_stream_aad(struct pt_regs *ctx)
 {
-	stream_aad(ctx, (__u64)hd, len);
+	__u32 map = probe_argmap(ctx);
+
+	stream_aad(ctx, probe_arg(ctx, map, 0), probe_arg(ctx, map, 2));
 	return 0;
 }
 
@@ -1618,9 +1660,9 @@ static __always_inline int tag_to_caller(void *ctx, __u64 hd, __u8 lib)
 }
 
 SEC("uprobe")
-int BPF_KPROBE(gcm_gnutls_tag, void *hd)
+int gcm_gnutls_tag(struct pt_regs *ctx)
 {
-	return tag_to_caller(ctx, (__u64)hd, RS_GCM_LIB_GNUTLS);
+	return tag_to_caller(ctx, probe_arg(ctx, probe_argmap(ctx), 0), RS_GCM_LIB_GNUTLS);
 }
 
 /* ---- nettle --------------------------------------------------------------- */
@@ -1675,32 +1717,43 @@ int BPF_KPROBE(gcm_nettle_set_key_len, void *gctx, __u64 len)
 	return nettle_set_key(ctx, (__u64)gctx, len == 16 ? 128 : len == 24 ? 192 : len == 32 ? 256 : 0);
 }
 
+/*
+ * nettle's wrappers shuffle their arguments for the generic gcm_* call
+ * before anything the kernel emulates: these are probed inside the
+ * prologue where they can be (probe_argmap.h).
+ */
 /* update(ctx, length, data): the AAD length comes second here. */
 SEC("uprobe")
-int BPF_KPROBE(gcm_nettle_update, void *gctx, __u64 len)
+int gcm_nettle_update(struct pt_regs *ctx)
 {
-	stream_aad(ctx, (__u64)gctx, len);
+	__u32 map = probe_argmap(ctx);
+
+	stream_aad(ctx, probe_arg(ctx, map, 0), probe_arg(ctx, map, 1));
 	return 0;
 }
 
 SEC("uprobe")
-int BPF_KPROBE(gcm_nettle_encrypt, void *gctx, __u64 len)
+int gcm_nettle_encrypt(struct pt_regs *ctx)
 {
-	stream_data(ctx, (__u64)gctx, len, RS_GCM_SEAL);
+	__u32 map = probe_argmap(ctx);
+
+	stream_data(ctx, probe_arg(ctx, map, 0), probe_arg(ctx, map, 1), RS_GCM_SEAL);
 	return 0;
 }
 
 SEC("uprobe")
-int BPF_KPROBE(gcm_nettle_decrypt, void *gctx, __u64 len)
+int gcm_nettle_decrypt(struct pt_regs *ctx)
 {
-	stream_data(ctx, (__u64)gctx, len, RS_GCM_OPEN);
+	__u32 map = probe_argmap(ctx);
+
+	stream_data(ctx, probe_arg(ctx, map, 0), probe_arg(ctx, map, 1), RS_GCM_OPEN);
 	return 0;
 }
 
 SEC("uprobe")
-int BPF_KPROBE(gcm_nettle_digest, void *gctx)
+int gcm_nettle_digest(struct pt_regs *ctx)
 {
-	return tag_to_caller(ctx, (__u64)gctx, RS_GCM_LIB_NETTLE);
+	return tag_to_caller(ctx, probe_arg(ctx, probe_argmap(ctx), 0), RS_GCM_LIB_NETTLE);
 }
 
 /* ---- libgcrypt ------------------------------------------------------------ */

@@ -196,12 +196,13 @@ static int gcm_load(struct rs_collector *c)
 
 /*
  * The library's index; in the high half, which backend (GnuTLS backend
- * probes) or where finish keeps its message (OpenSSL's finish probed
- * inside): no probe has both.
+ * probes), where finish keeps its message (OpenSSL's finish probed
+ * inside) or where the arguments are (a probe inside a prologue,
+ * probe_argmap.h): no probe has two of them.
  */
 static uint64_t probe_cookie(const struct gcm_probe *p)
 {
-	return p->lib_id | (uint64_t)(p->backend | p->layout) << 32;
+	return p->lib_id | (uint64_t)(p->backend | p->layout | p->argmap) << 32;
 }
 
 static int attach_one(struct rs_collector *c, const struct gcm_probe *probe, const char *prog_name,
@@ -890,6 +891,48 @@ const struct ringside_gcm_lib *ringside_gcm_lib(const struct ringside_session *s
 	const struct rs_gcm *g = gcm_of(s);
 
 	return g && lib_id < g->set.nr_libs ? &g->set.libs[lib_id] : NULL;
+}
+
+unsigned int ringside_gcm_nr_probe_points(const struct ringside_session *s)
+{
+	const struct rs_gcm *g = gcm_of(s);
+
+	return g ? g->set.nr_probes : 0;
+}
+
+int ringside_gcm_probe_point(const struct ringside_session *s, unsigned int i,
+			     struct ringside_gcm_probe_point *out)
+{
+	const struct rs_gcm *g = gcm_of(s);
+	const struct gcm_probe *p;
+
+	if (!g || i >= g->set.nr_probes)
+		return -ENOENT;
+	p = &g->set.probes[i];
+	*out = (struct ringside_gcm_probe_point){
+		.lib_id = p->lib_id,
+		.function = p->spec->symbol,
+		.file_offset = p->file_off,
+		.offset = p->at,
+		.placement = p->placement,
+		.emulated = p->emulated,
+		.role = p->role ? p->role : "",
+		.kept_at_entry = p->kept_at_entry,
+	};
+	return 0;
+}
+
+const char *ringside_gcm_placement_name(unsigned int placement)
+{
+	static const char *const names[] = {
+		[RINGSIDE_GCM_AT_ENTRY] = "entry",
+		[RINGSIDE_GCM_PAST_PROLOGUE] = "past-prologue",
+		[RINGSIDE_GCM_AT_RET] = "return-instruction",
+		[RINGSIDE_GCM_INSIDE] = "inside",
+		[RINGSIDE_GCM_IN_PROLOGUE] = "in-prologue",
+	};
+
+	return placement < RS_NR(names) ? names[placement] : "?";
 }
 
 const char *ringside_gcm_lib_name(unsigned int family)

@@ -27,6 +27,8 @@
 #include "ringside/procmaps.h"
 
 #define E(sym, entry, ret, req) { sym, entry, ret, req }
+/* An entry-only probe whose program reads nargs arguments through its argument map. */
+#define F(sym, entry, req, nargs) { sym, entry, NULL, req, NULL, false, nargs }
 
 /*
  * OpenSSL: EVP, the providers and libssl's record layer all end in the
@@ -58,13 +60,13 @@ static const struct gcm_probe_spec gnutls_specs[] = {
 	E("gnutls_aead_cipher_encryptv2", "gcm_gnutls_aead_encryptv2", "gcm_gnutls_oneshot_ret", false),
 	E("gnutls_aead_cipher_decryptv2", "gcm_gnutls_aead_decryptv2", "gcm_gnutls_oneshot_ret", false),
 	E("gnutls_cipher_init", "gcm_gnutls_cipher_init", "gcm_handle_init_ret", false),
-	E("gnutls_cipher_set_iv", "gcm_stream_set_iv", NULL, false),
-	E("gnutls_cipher_add_auth", "gcm_stream_aad", NULL, false),
+	F("gnutls_cipher_set_iv", "gcm_stream_set_iv", false, 1),
+	F("gnutls_cipher_add_auth", "gcm_stream_aad", false, 3),
 	E("gnutls_cipher_encrypt", "gcm_gnutls_encrypt", NULL, false),
 	E("gnutls_cipher_encrypt2", "gcm_gnutls_encrypt", NULL, false),
 	E("gnutls_cipher_decrypt", "gcm_gnutls_decrypt", NULL, false),
 	E("gnutls_cipher_decrypt2", "gcm_gnutls_decrypt", NULL, false),
-	E("gnutls_cipher_tag", "gcm_gnutls_tag", NULL, false),
+	F("gnutls_cipher_tag", "gcm_gnutls_tag", false, 1),
 	E("gnutls_cipher_deinit", "gcm_gnutls_deinit", NULL, false),
 };
 
@@ -80,8 +82,8 @@ static const struct gcm_probe_spec gnutls_backend_specs[] = {
 static const struct gcm_probe_spec gcrypt_specs[] = {
 	E("gcry_cipher_open", "gcm_gcry_open", "gcm_handle_init_ret", true),
 	E("gcry_cipher_close", "gcm_gcry_close", NULL, true),
-	E("gcry_cipher_setiv", "gcm_stream_set_iv", NULL, true),
-	E("gcry_cipher_authenticate", "gcm_stream_aad", NULL, true),
+	F("gcry_cipher_setiv", "gcm_stream_set_iv", true, 1),
+	F("gcry_cipher_authenticate", "gcm_stream_aad", true, 3),
 	E("gcry_cipher_encrypt", "gcm_gcry_encrypt", NULL, true),
 	E("gcry_cipher_decrypt", "gcm_gcry_decrypt", NULL, true),
 	E("gcry_cipher_gettag", "gcm_gcry_gettag", "gcm_gcry_tag_ret", true),
@@ -91,22 +93,22 @@ static const struct gcm_probe_spec gcrypt_specs[] = {
 /* nettle: the AES-GCM context API; aes192 and the older keyed-by-length API are optional. */
 #define NETTLE_SIZE(n, req)                                                              \
 	E("nettle_gcm_aes" #n "_set_key", "gcm_nettle_set_key" #n, NULL, req),          \
-	E("nettle_gcm_aes" #n "_set_iv", "gcm_stream_set_iv", NULL, req),               \
-	E("nettle_gcm_aes" #n "_update", "gcm_nettle_update", NULL, req),               \
-	E("nettle_gcm_aes" #n "_encrypt", "gcm_nettle_encrypt", NULL, req),             \
-	E("nettle_gcm_aes" #n "_decrypt", "gcm_nettle_decrypt", NULL, req),             \
-	E("nettle_gcm_aes" #n "_digest", "gcm_nettle_digest", NULL, req)
+	F("nettle_gcm_aes" #n "_set_iv", "gcm_stream_set_iv", req, 1),                  \
+	F("nettle_gcm_aes" #n "_update", "gcm_nettle_update", req, 2),                  \
+	F("nettle_gcm_aes" #n "_encrypt", "gcm_nettle_encrypt", req, 2),                \
+	F("nettle_gcm_aes" #n "_decrypt", "gcm_nettle_decrypt", req, 2),                \
+	F("nettle_gcm_aes" #n "_digest", "gcm_nettle_digest", req, 1)
 
 static const struct gcm_probe_spec nettle_specs[] = {
 	NETTLE_SIZE(128, true),
 	NETTLE_SIZE(256, true),
 	NETTLE_SIZE(192, false),
 	E("nettle_gcm_aes_set_key", "gcm_nettle_set_key_len", NULL, false),
-	E("nettle_gcm_aes_set_iv", "gcm_stream_set_iv", NULL, false),
-	E("nettle_gcm_aes_update", "gcm_nettle_update", NULL, false),
-	E("nettle_gcm_aes_encrypt", "gcm_nettle_encrypt", NULL, false),
-	E("nettle_gcm_aes_decrypt", "gcm_nettle_decrypt", NULL, false),
-	E("nettle_gcm_aes_digest", "gcm_nettle_digest", NULL, false),
+	F("nettle_gcm_aes_set_iv", "gcm_stream_set_iv", false, 1),
+	F("nettle_gcm_aes_update", "gcm_nettle_update", false, 2),
+	F("nettle_gcm_aes_encrypt", "gcm_nettle_encrypt", false, 2),
+	F("nettle_gcm_aes_decrypt", "gcm_nettle_decrypt", false, 2),
+	F("nettle_gcm_aes_digest", "gcm_nettle_digest", false, 1),
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -223,6 +225,25 @@ static int push_probe(struct gcm_libset *set, const struct gcm_probe *p)
 }
 
 /*
+ * A single-stepped start of a function whose program follows its arguments:
+ * the first emulated instruction of its prologue (pp updated), or why not
+ * (p->kept_at_entry).
+ */
+static void follow_prologue(int fd, struct gcm_probe *p, struct rs_probe_point *pp)
+{
+	uint8_t *code = p->func_size <= (64u << 10) ? malloc(p->func_size) : NULL;
+	char why[80] = "its code cannot be read";
+
+	if (code && pread(fd, code, p->func_size, (off_t)p->file_off) == (ssize_t)p->func_size &&
+	    !rs_probe_point_follow(code, p->func_size, p->spec->args_followed, pp, why, sizeof(why))) {
+		free(code);
+		return;
+	}
+	free(code);
+	snprintf(p->kept_at_entry, sizeof(p->kept_at_entry), "%s", why);
+}
+
+/*
  * Add probe p, moved to where the function's prologue makes the probe
  * cheapest (probe_point.h), and count it (and its return probe) for lib.
  */
@@ -236,8 +257,14 @@ int gcm_libset_place_probe(struct gcm_libset *set, int fd, struct ringside_gcm_l
 
 	n = pread(fd, code, sizeof(code), (off_t)p.file_off);
 	pp = rs_probe_point_choose(code, n > 0 ? (size_t)n : 0);
+	if (!pp.emulated && p.spec->args_followed && p.func_size)
+		follow_prologue(fd, &p, &pp);
 	p.file_off += pp.skip;
+	p.at += pp.skip;
+	p.placement = pp.argmap ? RINGSIDE_GCM_IN_PROLOGUE :
+		      pp.skip ? RINGSIDE_GCM_PAST_PROLOGUE : RINGSIDE_GCM_AT_ENTRY;
 	p.emulated = pp.emulated;
+	p.argmap = pp.argmap;
 	if (push_probe(set, &p))
 		return -ENOMEM;
 	lib->probes += count;
@@ -248,6 +275,8 @@ int gcm_libset_place_probe(struct gcm_libset *set, int fd, struct ringside_gcm_l
 int gcm_libset_push_exact_probe(struct gcm_libset *set, struct ringside_gcm_lib *lib,
 				struct gcm_probe p)
 {
+	p.placement = RINGSIDE_GCM_AT_RET;
+	p.emulated = false;
 	if (push_probe(set, &p))
 		return -ENOMEM;
 	lib->probes++;
@@ -281,13 +310,17 @@ static int place_finish_inside(struct gcm_libset *set, int fd, const struct rs_s
 		return err;
 	}
 	regs.layout = fp.layout;
+	regs.placement = cmp.placement = RINGSIDE_GCM_INSIDE;
+	regs.at = fp.regs_vaddr - fp.func_vaddr;
+	cmp.at = fp.cmp_vaddr - fp.func_vaddr;
+	regs.role = "its lengths in registers";
+	cmp.role = "its tag compare";
 	if (push_probe(set, &regs) || push_probe(set, &cmp))
 		return -ENOMEM;
 	lib->probes += 2;
 	snprintf(lib->entries, sizeof(lib->entries),
-		 "CRYPTO_gcm128_finish inside: +0x%llx (its lengths in registers), +0x%llx (its tag compare)",
-		 (unsigned long long)(fp.regs_vaddr - fp.func_vaddr),
-		 (unsigned long long)(fp.cmp_vaddr - fp.func_vaddr));
+		 "CRYPTO_gcm128_finish inside: +0x%llx (%s), +0x%llx (%s)", (unsigned long long)regs.at,
+		 regs.role, (unsigned long long)cmp.at, cmp.role);
 	return 0;
 }
 
@@ -324,6 +357,7 @@ static int resolve_family(struct gcm_libset *set, const char *path, int fd,
 			if (!err)
 				continue;
 		}
+		p.func_size = size;
 		if (gcm_libset_place_probe(set, fd, lib, p))
 			return -ENOMEM;
 	}

@@ -17,6 +17,13 @@ struct gcm_probe_spec {
 	/* Where uprobe sessions are used: one program for entry and return instead. */
 	const char *session_prog;
 	bool latency_only;	/* probed only to time messages: left out when counting */
+	/*
+	 * The entry program reads its first args_followed arguments and its
+	 * return address through the probe's argument map (probe_argmap.h),
+	 * so where the function's first instruction is single-stepped it may
+	 * be probed further into its prologue (rs_probe_point_follow()).
+	 */
+	unsigned int args_followed;
 };
 
 struct gcm_family {
@@ -34,7 +41,13 @@ struct gcm_probe {
 	unsigned int lib_id;
 	const struct gcm_probe_spec *spec;
 	uint64_t file_off;
+	uint64_t func_size;		/* bytes of its function, where known (0: not followed) */
+	uint64_t at;			/* bytes past the function's first instruction */
+	enum ringside_gcm_placement placement;
 	bool emulated;
+	const char *role;		/* RINGSIDE_GCM_INSIDE: what the point reads */
+	char kept_at_entry[96];		/* single-stepped though followable: why it stayed */
+	uint32_t argmap;		/* RINGSIDE_GCM_IN_PROLOGUE: probe_argmap.h */
 	uint32_t layout;		/* OpenSSL's finish probed inside: ossl_finish_layout.h */
 	unsigned int backend;		/* GnuTLS backend probes: index within the library */
 	struct rs_gcm_backend disc;	/* ... and how its context shows the key size */
@@ -107,7 +120,7 @@ enum rs_gcm_lib gcm_family_by_soname(const char *path);
 /* Add probe p, moved to the cheapest point of the function's prologue (probe_point.h). */
 int gcm_libset_place_probe(struct gcm_libset *set, int fd, struct ringside_gcm_lib *lib,
 			   struct gcm_probe p);
-/* Add probe p exactly where it is (a RET), counted as single-stepped. */
+/* Add probe p exactly where it is (a RET, p.at bytes into its function), counted as single-stepped. */
 int gcm_libset_push_exact_probe(struct gcm_libset *set, struct ringside_gcm_lib *lib,
 				struct gcm_probe p);
 

@@ -121,7 +121,7 @@ static int add_function(struct gcm_libset *set, int fd, const struct rs_gobin *g
 	/* The bias between ELF and run-time addresses comes from where this probe sits. */
 	layout->entry_vaddr[kind] = entry + (set->probes[set->nr_probes - 1].file_off - off);
 	for (unsigned int i = 0; !err && i < fx.nr_rets; i++) {
-		struct gcm_probe r = { .lib_id = lib_id, .spec = &go_ret_specs[kind] };
+		struct gcm_probe r = { .lib_id = lib_id, .spec = &go_ret_specs[kind], .at = fx.rets[i] - entry };
 
 		err = rs_gobin_vaddr_to_offset(gb, fx.rets[i], &r.file_off);
 		if (!err)

@@ -61,6 +61,7 @@ static bool step(struct start_state *s, const struct rs_x86_insn *in)
 {
 	unsigned int op = in->opcode, ext = in->reg % 8;
 	bool wide = rs_x86_rex_w(in), reg_form = in->has_modrm && in->mod == 3;
+	int64_t down;
 
 	if (op >= 0x50 && op <= 0x57) {		/* push */
 		s->sp_moved += 8;
@@ -99,17 +100,13 @@ static bool step(struct start_state *s, const struct rs_x86_insn *in)
 		return set_reg(s, in->rm, unknown_val);
 	case 0x81:
 	case 0x83:	/* add/sub on rsp move the frame; cmp writes nothing */
-		if (ext == 7)
-			return true;
-		if (!reg_form)
-			return false;
-		if (in->rm == RS_X86_RSP) {
-			if (!wide || (ext != 5 && ext != 0))
-				return false;
-			s->sp_moved += ext == 5 ? (uint64_t)in->imm : -(uint64_t)in->imm;
+		if (rs_x86_rsp_adjust(in, &down)) {
+			s->sp_moved += (uint64_t)down;
 			return true;
 		}
-		return set_reg(s, in->rm, unknown_val);
+		if (ext == 7)
+			return true;
+		return reg_form && set_reg(s, in->rm, unknown_val);
 	case 0x84: case 0x85: case 0x38: case 0x39: case 0x3a: case 0x3b:
 		return true;	/* test, cmp */
 	case 0x01: case 0x09: case 0x21: case 0x29: case 0x31:	/* op reg -> r/m */

@@ -64,4 +64,16 @@ static inline bool rs_x86_rex_w(const struct rs_x86_insn *in)
 	return in->rex & 8;
 }
 
+/* add/sub $imm, %rsp: true, with the bytes it moves the stack pointer down by (negative: up). */
+static inline bool rs_x86_rsp_adjust(const struct rs_x86_insn *in, int64_t *down)
+{
+	unsigned int ext = in->reg % 8;
+
+	if ((in->opcode != 0x81 && in->opcode != 0x83) || !in->has_modrm || in->mod != 3 ||
+	    in->rm != RS_X86_RSP || !rs_x86_rex_w(in) || (ext != 5 && ext != 0))
+		return false;
+	*down = ext == 5 ? in->imm : -in->imm;
+	return true;
+}
+
 #endif

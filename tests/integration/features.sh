@@ -104,6 +104,76 @@ variants_attached gcm
 variants_attached reclaim
 variants_attached btrfs
 
+# Where gcm probes. Each point features lists is checked on its own bytes:
+# objdump's instruction there is one the kernel emulates (push, jmp, call,
+# jcc) exactly when features says "emulated".
+python3 - "$tmp/features.json" <<'PY'
+import json, struct, subprocess, sys
+pts = [o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "gcm_probe_point"]
+print(("PASS" if any(p["lib"] == "openssl" for p in pts) else "FAIL") + " features_gcm_points_listed")
+def vaddr(path, off):
+    with open(path, "rb") as f:
+        h = f.read(64)
+        phoff, phentsize, phnum = struct.unpack_from("<Q", h, 32)[0], *struct.unpack_from("<HH", h, 54)
+        for i in range(phnum):
+            f.seek(phoff + i * phentsize)
+            typ, flags, o, va, pa, fsz = struct.unpack("<IIQQQQ", f.read(40))
+            if typ == 1 and o <= off < o + fsz:
+                return va + off - o
+bad = []
+for p in pts:
+    va = vaddr(p["path"], int(p["file_offset"], 16))
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "--start-address=%d" % va,
+                          "--stop-address=%d" % (va + 16), p["path"]], capture_output=True, text=True).stdout
+    insn = [l.split("\t")[1].split()[0] for l in out.splitlines() if l.strip().startswith("%x:" % va)]
+    emul = bool(insn) and (insn[0] in ("push", "jmp", "call") or insn[0].startswith("j"))
+    if not insn or emul != p["emulated"]:
+        bad.append((p["function"], p["file_offset"], insn, p["emulated"]))
+print("PASS features_gcm_points_emulated_as_decoded (%d points)" % len(pts) if not bad else
+      "FAIL features_gcm_points_emulated_as_decoded: %s" % bad[:5])
+PY
+
+# ... and a running `ringside gcm` attaches at exactly the points listed for
+# its mode, as its own uprobe_multi links tell the kernel (their fdinfo).
+points_attached() {	# MODE ARGS...
+	local mode=$1 rs; shift
+	"$RINGSIDE" gcm "$@" >/dev/null 2>"$tmp/points.err" & rs=$!
+	if wait_for "$tmp/points.err" "^ringside: tracing" 120; then
+		python3 - "$rs" "$mode" "$tmp/features.json" <<'PY'
+import glob, json, os, sys
+pid, mode, features = sys.argv[1], sys.argv[2], sys.argv[3]
+listed = {(os.path.realpath(o["path"]), int(o["file_offset"], 16))
+          for o in map(json.loads, open(features))
+          if o["type"] == "gcm_probe_point" and o["mode"] in ("both", mode)}
+paths = {p for p, _ in listed}
+attached = set()
+for f in glob.glob("/proc/%s/fdinfo/*" % pid):
+    try:
+        lines = open(f).read().splitlines()
+    except OSError:
+        continue
+    info = dict(l.split(":", 1) for l in lines if ":" in l)
+    if info.get("link_type", "").strip() != "uprobe_multi":
+        continue
+    path = os.path.realpath(info["path"].strip())
+    for l in lines:
+        w = l.split()
+        if len(w) == 3 and w[0].isdigit() and w[1].startswith("0x"):	# cookie offset ref_ctr_offset
+            if path in paths:
+                attached.add((path, int(w[1], 16)))
+ok = attached == listed
+print(("PASS features_gcm_points_attached_%s (%d)" % (mode, len(listed))) if ok else
+      "FAIL features_gcm_points_attached_%s: listed only %s, attached only %s" %
+      (mode, sorted(listed - attached)[:4], sorted(attached - listed)[:4]))
+PY
+	else
+		fail "features_gcm_points_attached_$mode" "did not start: $(tail -2 "$tmp/points.err")"
+	fi
+	kill -INT "$rs" 2>/dev/null; wait "$rs" 2>/dev/null
+}
+points_attached timing
+points_attached counting --count-only
+
 # The probe leaves nothing behind.
 [ "$(bpf_links)" = "$links_before" ] && [ "$(our_bpf_progs_settled)" = 0 ] && pass features_leaves_nothing ||
 	fail features_leaves_nothing "links $links_before -> $(bpf_links), progs $(our_bpf_progs_settled)"

@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "ringside/gcm.h"
+#include "probe_argmap.h"
 #include "probe_point.h"
 #include "unit.h"
 
@@ -43,6 +44,78 @@ static void probe_point_prologues(void)
 	/* Truncated input never reads past its end. */
 	pp = PP(0xf3, 0x0f, 0x1e);
 	CHECK(!pp.emulated);
+}
+
+/* rs_probe_point_follow() on a function's bytes: 0 and pp filled, or refused. */
+#define FOLLOW(nargs, pp, ...)                                                                   \
+	({                                                                                       \
+		static const uint8_t c_[] = { __VA_ARGS__ };                                     \
+		char why_[96] = "";                                                              \
+		int e_ = rs_probe_point_follow(c_, sizeof(c_), nargs, pp, why_, sizeof(why_));   \
+		if (e_)                                                                          \
+			printf("  refused: %s\n", why_);                                         \
+		e_;                                                                              \
+	})
+
+static void probe_point_follows_prologues(void)
+{
+	struct rs_probe_point pp;
+
+	/* nettle_gcm_aes128_set_iv (libnettle.so.8): lea 0x1000(%rdi),%rax; mov %rdx,%rcx;
+	 * mov %rsi,%rdx; mov %rdi,%rsi; mov %rax,%rdi; jmp nettle_gcm_set_iv@plt. At the jmp
+	 * its context (argument 0) is in rsi, the stack untouched. */
+	pp = (struct rs_probe_point){ 0 };
+	CHECK_EQ_INT(FOLLOW(1, &pp, 0x48, 0x8d, 0x87, 0x00, 0x10, 0x00, 0x00, 0x48, 0x89, 0xd1,
+			    0x48, 0x89, 0xf2, 0x48, 0x89, 0xfe, 0x48, 0x89, 0xc7,
+			    0xe9, 0x78, 0x2e, 0xff, 0xff), 0);
+	CHECK_EQ_INT(pp.skip, 0x13);
+	CHECK(pp.emulated && (pp.argmap & RS_ARGMAP_ON));
+	CHECK_EQ_INT(RS_ARGMAP_REG(pp.argmap, 0), 6);		/* rsi */
+	CHECK_EQ_INT(RS_ARGMAP_RA_WORDS(pp.argmap), 0);
+	/* nettle_gcm_aes128_update: the same shuffle; the length (argument 1) ends in rdx. */
+	pp = (struct rs_probe_point){ 0 };
+	CHECK_EQ_INT(FOLLOW(2, &pp, 0x48, 0x8d, 0x87, 0x00, 0x10, 0x00, 0x00, 0x48, 0x89, 0xd1,
+			    0x48, 0x89, 0xf2, 0x48, 0x89, 0xfe, 0x48, 0x89, 0xc7,
+			    0xe9, 0x08, 0x26, 0xff, 0xff), 0);
+	CHECK_EQ_INT(RS_ARGMAP_REG(pp.argmap, 0), 6);
+	CHECK_EQ_INT(RS_ARGMAP_REG(pp.argmap, 1), 2);		/* rdx */
+	/* nettle_gcm_aes128_encrypt: sub $0x10,%rsp; lea; mov %rsi,%r8; mov %rdx,%r9; push %rcx:
+	 * probed on the push, arguments in their own registers, the return address 2 words up. */
+	pp = (struct rs_probe_point){ 0 };
+	CHECK_EQ_INT(FOLLOW(2, &pp, 0x48, 0x83, 0xec, 0x10, 0x48, 0x8d, 0x87, 0x00, 0x10, 0x00, 0x00,
+			    0x49, 0x89, 0xf0, 0x49, 0x89, 0xd1, 0x51,
+			    0x48, 0x8b, 0x0d, 0x07, 0x22, 0x03, 0x00, 0x48, 0x83, 0xc4, 0x18, 0xc3), 0);
+	CHECK_EQ_INT(pp.skip, 0x11);
+	CHECK_EQ_INT(RS_ARGMAP_REG(pp.argmap, 0), 7);		/* rdi */
+	CHECK_EQ_INT(RS_ARGMAP_REG(pp.argmap, 1), 6);		/* rsi, its own before r8 */
+	CHECK_EQ_INT(RS_ARGMAP_RA_WORDS(pp.argmap), 2);
+	/* gnutls_cipher_tag (3.7.9): sub $0x8,%rsp; mov 0x8(%rdi),%rcx; test %rcx,%rcx; je +0x23;
+	 * ...; ret. Probed on the je, one word of stack moved. */
+	pp = (struct rs_probe_point){ 0 };
+	CHECK_EQ_INT(FOLLOW(1, &pp, 0x48, 0x83, 0xec, 0x08, 0x48, 0x8b, 0x4f, 0x08, 0x48, 0x85, 0xc9,
+			    0x74, 0x05, 0x31, 0xc0, 0x48, 0x83, 0xc4, 0x08, 0xc3,
+			    0xb8, 0xce, 0xff, 0xff, 0xff, 0x48, 0x83, 0xc4, 0x08, 0xc3), 0);
+	CHECK_EQ_INT(pp.skip, 0xb);
+	CHECK_EQ_INT(RS_ARGMAP_REG(pp.argmap, 0), 7);
+	CHECK_EQ_INT(RS_ARGMAP_RA_WORDS(pp.argmap), 1);
+
+	/* Refused: the context overwritten with nothing holding it (mov %rax,%rdi first). */
+	CHECK(FOLLOW(1, &pp, 0x48, 0x89, 0xc7, 0xe9, 0, 0, 0, 0) != 0);
+	/* ... a store before the emulated instruction (mov %rdi,0x8(%rsp)). */
+	CHECK(FOLLOW(1, &pp, 0x48, 0x83, 0xec, 0x18, 0x48, 0x89, 0x7c, 0x24, 0x08, 0x53, 0xc3) != 0);
+	/* ... a branch back to the probed je (a loop over the start's end). */
+	CHECK(FOLLOW(1, &pp, 0x48, 0x83, 0xec, 0x08, 0x48, 0x85, 0xff, 0x74, 0x02, 0xeb, 0xfc,
+		     0x48, 0x83, 0xc4, 0x08, 0xc3) != 0);
+	/* ... the stack pointer moved by a register (sub %rax,%rsp). */
+	CHECK(FOLLOW(1, &pp, 0x48, 0x29, 0xc4, 0x53, 0xc3) != 0);
+	/* ... a 32-bit copy of an argument (mov %edi,%eax; mov %rax... ): not whole. */
+	CHECK(FOLLOW(1, &pp, 0x89, 0xf8, 0x48, 0x89, 0xc7, 0x48, 0x31, 0xff, 0x89, 0xc7, 0x53, 0xc3) != 0);
+	/* ... an emulated first instruction: nothing to follow. */
+	CHECK(FOLLOW(1, &pp, 0x53, 0xc3) != 0);
+	/* ... an indirect jump anywhere in the function (a jump table may land in the start). */
+	CHECK(FOLLOW(1, &pp, 0x48, 0x83, 0xec, 0x08, 0x53, 0xff, 0xe0) != 0);
+	/* ... a function that runs off its end. */
+	CHECK(FOLLOW(1, &pp, 0x48, 0x83, 0xec, 0x08, 0x53) != 0);
 }
 
 static void hist_buckets_separate_message_sizes(void)
@@ -232,6 +305,7 @@ static void names(void)
 int main(void)
 {
 	RUN(probe_point_prologues);
+	RUN(probe_point_follows_prologues);
 	RUN(hist_buckets_separate_message_sizes);
 	RUN(aggregation_rows_and_percentiles);
 	RUN(kernel_histograms_match_records);

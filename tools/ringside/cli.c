@@ -465,6 +465,41 @@ int cli_run(struct cli_loop *l)
 	return 0;
 }
 
+void cli_json_gcm_point(struct ringside_json *j, const struct ringside_gcm_probe_point *pt)
+{
+	ringside_json_str(j, "function", pt->function);
+	ringside_json_u64(j, "offset", pt->offset);
+	cli_json_hex(j, "file_offset", pt->file_offset);
+	ringside_json_str(j, "placement", ringside_gcm_placement_name(pt->placement));
+	ringside_json_bool(j, "emulated", pt->emulated);
+	if (pt->role[0])
+		ringside_json_str(j, "role", pt->role);
+	if (pt->kept_at_entry[0])
+		ringside_json_str(j, "kept_at_entry", pt->kept_at_entry);
+}
+
+void cli_gcm_point_where(const struct ringside_gcm_probe_point *pt, char *buf, size_t len)
+{
+	unsigned long long at = (unsigned long long)pt->offset;
+
+	switch (pt->placement) {
+	case RINGSIDE_GCM_AT_ENTRY:
+		snprintf(buf, len, "at its entry");
+		break;
+	case RINGSIDE_GCM_PAST_PROLOGUE:
+		snprintf(buf, len, "+0x%llx, past its prologue", at);
+		break;
+	case RINGSIDE_GCM_AT_RET:
+		snprintf(buf, len, "+0x%llx, a return instruction", at);
+		break;
+	case RINGSIDE_GCM_IN_PROLOGUE:
+		snprintf(buf, len, "+0x%llx in its prologue, its arguments followed", at);
+		break;
+	default:
+		snprintf(buf, len, "+0x%llx inside (%s)", at, pt->role);
+	}
+}
+
 void cli_json_gcm_msg(struct ringside_json *j, unsigned int dir, unsigned int key_bits,
 		      uint64_t aad, uint64_t payload, uint64_t latency_ns, unsigned int result,
 		      int64_t retval)

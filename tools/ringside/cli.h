@@ -150,6 +150,11 @@ void cli_json_hdr(struct ringside_json *j, const struct rs_event_hdr *hdr);
 void cli_json_gcm_msg(struct ringside_json *j, unsigned int dir, unsigned int key_bits,
 		      uint64_t aad, uint64_t payload, uint64_t latency_ns, unsigned int result,
 		      int64_t retval);
+struct ringside_gcm_probe_point;
+/* A GCM probe point's members: gcm -v's start record and `features` share them. */
+void cli_json_gcm_point(struct ringside_json *j, const struct ringside_gcm_probe_point *pt);
+/* Where a GCM probe point sits, as text: "at its entry", "+0x54 inside (its tag compare)"... */
+void cli_gcm_point_where(const struct ringside_gcm_probe_point *pt, char *buf, size_t len);
 /* An address as "0x..." (JSON numbers lose 64-bit precision in many readers). */
 void cli_json_hex(struct ringside_json *j, const char *key, uint64_t v);
 /* A one-number record, {"type":TYPE,KEY:N}, on stdout. */

@@ -67,7 +67,9 @@ static const char gcm_usage[] =
 	"another context's IV, before its tag is counted but not timed (the run's\n"
 	"row says how many were). With --events every message is a record: counts stay\n"
 	"exact, latency comes from the delivered records, and a row says so when\n"
-	"some were lost.\n"
+	"some were lost. With -v each probe point is listed: where in its function it\n"
+	"sits and whether the kernel emulates or single-steps it (`ringside features`\n"
+	"lists them without tracing).\n"
 	"\n" CLI_COMMON_HELP;
 
 struct gcm_cli {
@@ -465,6 +467,19 @@ static void json_lib_fields(struct ringside_json *j, const struct gcm_cli *g, un
 	ringside_json_str(j, "not_seen", lib_not_seen(lib));
 	if (lib->entries[0])
 		ringside_json_str(j, "entries", lib->entries);
+	if (!g->o.verbose)
+		return;
+	ringside_json_array(j, "probe_points");
+	for (unsigned int k = 0; k < ringside_gcm_nr_probe_points(g->s); k++) {
+		struct ringside_gcm_probe_point pt;
+
+		if (ringside_gcm_probe_point(g->s, k, &pt) || pt.lib_id != i)
+			continue;
+		ringside_json_object(j, NULL);
+		cli_json_gcm_point(j, &pt);
+		ringside_json_close(j);
+	}
+	ringside_json_close(j);
 }
 
 static void text_lib(const struct gcm_cli *g, unsigned int i)
@@ -478,6 +493,17 @@ static void text_lib(const struct gcm_cli *g, unsigned int i)
 	if (lib->late)
 		fputs(" (started after tracing began: probed from now on)", stderr);
 	fputc('\n', stderr);
+	for (unsigned int k = 0; g->o.verbose && k < ringside_gcm_nr_probe_points(g->s); k++) {
+		struct ringside_gcm_probe_point pt;
+		char where[128];
+
+		if (ringside_gcm_probe_point(g->s, k, &pt) || pt.lib_id != i)
+			continue;
+		cli_gcm_point_where(&pt, where, sizeof(where));
+		fprintf(stderr, "ringside:   %s %s, %s%s%s (file offset 0x%" PRIx64 ")\n", pt.function,
+			where, pt.emulated ? "emulated" : "single-stepped",
+			pt.kept_at_entry[0] ? ": not moved, " : "", pt.kept_at_entry, pt.file_offset);
+	}
 	if (lib_not_seen(lib)[0])
 		fprintf(stderr, "ringside: %s: not seen: %s\n", ringside_gcm_lib_name(lib->family),
 			lib_not_seen(lib));
