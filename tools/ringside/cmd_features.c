@@ -20,9 +20,12 @@ static struct ringside_session *gcm_points_session(bool count_only)
 	struct ringside_session_opts so = { .sz = sizeof(so) };
 	struct ringside_gcm_opts go = { .sz = sizeof(go), .count_only = count_only };
 	struct ringside_session *s;
+	int err = ringside_session_open(&so, &s);
 
-	if (ringside_session_open(&so, &s))
+	if (err) {
+		cli_err("features: gcm probe points not listed: %s", ringside_strerror(err));
 		return NULL;
+	}
 	if (ringside_session_enable_gcm(s, &go)) {
 		cli_err("features: gcm probe points not listed: %s", ringside_session_errmsg(s));
 		ringside_session_close(s);
