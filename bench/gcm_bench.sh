@@ -109,7 +109,6 @@ rs_pid=$!
 wait_for "$tmp/rs.err" 'tracing AES-GCM' || { echo "gcm_bench: ringside did not start"; cat "$tmp/rs.err"; exit 1; }
 for size in 16 64 1024 16384; do rs[$size]=$(run_loop $size); done
 paired[rs]=$(paired_vs records)
-paired[rs_read]=$(paired_vs records-read)
 kill -INT $rs_pid; wait $rs_pid
 
 baseline ag
@@ -147,11 +146,11 @@ for f in 1 2; do
 done
 
 # ringside's own floors: no-op programs placed and linked as ringside's are
-# (uprobe_multi, a session skipping its return), from bench/probe_floor: the
+# (uprobe_multi, one link per program and library), from bench/probe_floor: the
 # agent's one hit inside finish (where its lengths are in registers: no
-# read), and `ringside gcm`'s two hits (an entry on setiv for the message's
-# start, the finish session), and those with the 16-byte read of the lengths.
-declare -A fs fg fgr
+# read), and `ringside gcm`'s two hits a seal (an entry on setiv for the
+# message's start, and the same point inside finish).
+declare -A fs fg
 floor_run() {	# mode, array to fill
 	baseline "$2"
 	mkfifo "$tmp/floor.in"
@@ -168,7 +167,6 @@ floor_run() {	# mode, array to fill
 if [ -x "$OUT/bench/probe_floor" ]; then
 	floor_run inside fs
 	floor_run records fg
-	floor_run records-read fgr
 fi
 
 printf '%-8s %11s %11s %11s %11s %11s %8s %8s %8s %8s\n' size untraced ringside agent bpftrace bt_count \
@@ -183,12 +181,12 @@ done
 # ns a message costs more under tracer NAME whose 16 B rate is OPS than in its baseline.
 added() { awk -v b=${base[$1:16]} -v r=$2 'BEGIN{printf "%.0f", 1e9/r-1e9/b}'; }
 echo "the untraced baselines at 16 B, in order: ${base[rs:16]} ${base[ag:16]} ${base[bt:16]} ${base[btc:16]}" \
-	"${base[f1:16]} ${base[f2:16]} ${base[fs:16]:-} ${base[fg:16]:-} ${base[fgr:16]:-} ops/s"
+	"${base[f1:16]} ${base[f2:16]} ${base[fs:16]:-} ${base[fg:16]:-} ops/s"
 echo "added ns per message at 16 B: ringside $(added rs ${rs[16]}), agent $(added ag ${ag[16]})," \
 	"bpftrace $(added bt ${bt[16]}), bpftrace count $(added btc ${btc[16]})"
 echo "the agent counted $ag_ops messages (its own /metrics)"
 # Per seal, by design: agent 1 hit (finish's first branch), ringside 2 (setiv,
-# finish), the bpftrace script 3 (setiv, finish, its return), the counter 2.
+# finish's first branch), the bpftrace script 3 (setiv, finish, its return), the counter 2.
 awk -v e=$(added f1 ${f1[16]}) -v p=$(added f2 ${f2[16]}) -v r=$(added rs ${rs[16]}) -v a=$(added ag ${ag[16]}) \
 	-v t=$(added bt ${bt[16]}) -v c=$(added btc ${btc[16]}) 'BEGIN {
 	printf "floor at 16 B: a no-op entry probe adds %.0f ns, a no-op entry+return pair %.0f ns\n", e, p
@@ -203,10 +201,8 @@ if [ -n "${fs[16]:-}" ]; then
 fi
 if [ -n "${fg[16]:-}" ]; then
 	awk -v e=$(added fg ${fg[16]}) -v g=$(added rs ${rs[16]}) 'BEGIN {
-		printf "ringside gcm'"'"'s own floor at 16 B, its two hits as no-ops (setiv entry, finish session): %.0f ns\n", e
+		printf "ringside gcm'"'"'s own floor at 16 B, its two hits as no-ops (setiv entry, finish'"'"'s first branch): %.0f ns\n", e
 		printf "ringside gcm, timing every message into kernel histograms (+%.0f ns), is %.2fx that floor\n", g, g / e }'
-	[ -n "${fgr[16]:-}" ] && awk -v e=$(added fgr ${fgr[16]}) -v g=$(added rs ${rs[16]}) 'BEGIN {
-		printf "the same two hits with the 16-byte read its counts need: %.0f ns; ringside gcm is %.2fx that\n", e, g / e }'
 	head -1 "$tmp/records.out"
 fi
 # paired_line WHAT FLOOR "TRACER_NS FLOOR_NS RATIO"
@@ -216,7 +212,6 @@ paired_line() {
 if [ -n "${paired[rs]:-}${paired[ag]:-}" ]; then
 	echo "paired at 16 B (one process; 256-seal batches in turn through the traced libcrypto, a copy under probe_floor's no-op probes, an untraced copy; the medians of $PAIRS one-second runs):"
 	paired_line "ringside gcm" "its two hits as no-ops (records)" "${paired[rs]:-}"
-	paired_line "ringside gcm" "those with the 16-byte read (records-read)" "${paired[rs_read]:-}"
 	paired_line "the agent" "its one hit inside finish as a no-op (inside)" "${paired[ag]:-}"
 fi
 ops=$(awk '/openssl/ && /seal/ {s += $6} END {print s + 0}' "$tmp/rs.out")

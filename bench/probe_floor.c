@@ -9,13 +9,12 @@
  *	              the counting path's one hit (the agent)
  *	session-read  the same plus the 16-byte read counting cannot do without
  *	entry         a plain entry on CRYPTO_gcm128_finish
- *	records       an entry on CRYPTO_gcm128_setiv and the finish session:
- *	              the two hits of `ringside gcm` (a record, with latency)
- *	records-read  the same, the finish session with the 16-byte read
- *	inside        plain entries where counting probes CRYPTO_gcm128_finish
+ *	inside        plain entries where ringside probes CRYPTO_gcm128_finish
  *	              (ossl_finish_points.h): on its first branch, which every
  *	              message hits, and on its tail jump to CRYPTO_memcmp, which
  *	              only an open given a tag hits: the agent's one hit a seal
+ *	records       the same and an entry on CRYPTO_gcm128_setiv: the two
+ *	              hits of a seal timed by `ringside gcm`
  *
  * With a second argument, a copy of libcrypto (the same bytes, another
  * inode), the probes go on the copy at the same offsets: gcm_workload's
@@ -97,7 +96,7 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 	struct ringside_resolver *r = NULL;
 	struct probe_floor_bpf *skel;
-	struct floor_probe probes[2] = {};
+	struct floor_probe probes[3] = {};
 	unsigned int nr = 0, i;
 	struct bpf_program *p;
 	void *lib;
@@ -106,20 +105,20 @@ int main(int argc, char **argv)
 	skel = probe_floor_bpf__open();
 	if (!skel)
 		return 1;
-	if (!strcmp(mode, "session") || !strcmp(mode, "records"))
+	if (!strcmp(mode, "session"))
 		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_finish", skel->progs.floor_session, true };
-	else if (!strcmp(mode, "session-read") || !strcmp(mode, "records-read"))
+	else if (!strcmp(mode, "session-read"))
 		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_finish", skel->progs.floor_session_read, true };
 	else if (!strcmp(mode, "entry"))
 		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_finish", skel->progs.floor_entry, false };
-	else if (!strcmp(mode, "inside"))
+	else if (!strcmp(mode, "inside") || !strcmp(mode, "records"))
 		for (int at = 1; at <= 2; at++)
 			probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_finish", skel->progs.floor_entry,
 							     false, .inside = at };
-	if (!strcmp(mode, "records") || !strcmp(mode, "records-read"))
+	if (!strcmp(mode, "records"))
 		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_setiv", skel->progs.floor_entry, false };
 	if ((argc != 2 && argc != 3) || !nr) {
-		fprintf(stderr, "usage: probe_floor session|session-read|entry|records|records-read|inside [COPY]  (holds the probes until stdin closes)\n");
+		fprintf(stderr, "usage: probe_floor session|session-read|entry|inside|records [COPY]  (holds the probes until stdin closes)\n");
 		return 2;
 	}
 	lib = dlopen("libcrypto.so.3", RTLD_NOW);

@@ -82,7 +82,7 @@ struct ringside_gcm_lib {
 	unsigned int probes;	/* probe points attached */
 	unsigned int stepped;	/* of which the kernel must single-step (slow) */
 	char not_seen[256];	/* what in this file cannot be traced, and why; "" if nothing */
-	/* Go programs: the AES-GCM functions probed; OpenSSL, counting: where
+	/* Go programs: the AES-GCM functions probed; OpenSSL: where
 	 * CRYPTO_gcm128_finish is probed (inside, or at its entry and why); "" otherwise */
 	char entries[256];
 	bool late;		/* a Go program probed when it started, after tracing began */

@@ -1183,7 +1183,7 @@ int BPF_KPROBE(gcm_ossl_fin_session, void *gctx, const void *tag)
 
 
 /*
- * Counting only: finish probed on its first branch, where its lengths are
+ * Without stacks: finish probed on its first branch, where its lengths are
  * in registers (ossl_finish_points.h; the attach cookie's high half says
  * which). A finish without a tag to check (a seal) ends its message here,
  * on one probe hit and no read of user memory; one given a tag of at most

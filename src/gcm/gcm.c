@@ -587,8 +587,9 @@ int ringside_session_enable_gcm(struct ringside_session *s, const struct ringsid
 		g->aggregate = opts->aggregate;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, count_only) + sizeof(bool))
 		g->set.count_only = opts->count_only;
-	/* Stacks are walked from a function's entry: inside finish the frame has moved. */
-	g->set.finish_inside = g->set.count_only && !g->stacks;
+	/* Timing and counting alike probe finish inside, where its lengths are in
+	 * registers; not with stacks, walked from a function's entry (the frame has moved). */
+	g->set.finish_inside = !g->stacks;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, label_sets) + sizeof(opts->label_sets))
 		g->label_sets = opts->label_sets;
 	if (opts && opts->sz >= offsetof(struct ringside_gcm_opts, size_hist) + sizeof(bool)) {

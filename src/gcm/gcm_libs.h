@@ -65,7 +65,7 @@ struct gcm_libset {
 	char (*skipped)[320];	/* files found but not traced, and why */
 	unsigned int nr_skipped;
 	bool count_only;	/* no latency: probe points only timing needs are left out */
-	/* Counting without stacks: OpenSSL's finish probed inside (ossl_finish_points.h) where it can be. */
+	/* Without stacks: OpenSSL's finish probed inside (ossl_finish_points.h) where it can be. */
 	bool finish_inside;
 };
 

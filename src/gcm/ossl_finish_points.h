@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Internal: two probe points inside OpenSSL's CRYPTO_gcm128_finish that let
- * a counted message cost one probe hit and no read of user memory.
+ * a message's end cost one probe hit and no read of user memory.
  *
  * finish(ctx, tag, len) loads the context's AAD and payload lengths into
  * registers before its first branch. A probe on that branch (an emulated
