@@ -151,18 +151,22 @@ static __always_inline __u32 probe_argmap(void *ctx)
 	return (__u32)(bpf_get_attach_cookie(ctx) >> 32);
 }
 
-static __always_inline __u64 probe_arg(struct pt_regs *ctx, __u32 map, int n)
+/* Arguments 0 to n-1 into a[], from one copy of the registers. */
+static __always_inline void probe_args(struct pt_regs *ctx, __u32 map, __u64 *a, int n)
 {
-	/* rdi, rsi, rdx, rcx: the calling convention's first four */
-	__u32 reg = n == 0 ? 7 : n == 1 ? 6 : n == 2 ? 2 : 1;
 	struct x86_gprs g;
 
-	/* One load from a copy either way: the verifier refuses a context
-	 * pointer the compiler moved before loading through it. */
-	if (map & RS_ARGMAP_ON)
-		reg = RS_ARGMAP_REG(map, n);
+	/* From the copy either way: the verifier refuses a context pointer
+	 * the compiler moved before loading through it. */
 	x86_gprs_copy(ctx, &g);
-	return g.r[reg & 15];
+	for (int i = 0; i < n && i < RS_ARGMAP_ARGS; i++) {
+		/* rdi, rsi, rdx, rcx: the calling convention's first four */
+		__u32 reg = i == 0 ? 7 : i == 1 ? 6 : i == 2 ? 2 : 1;
+
+		if (map & RS_ARGMAP_ON)
+			reg = RS_ARGMAP_REG(map, i);
+		a[i] = g.r[reg & 15];
+	}
 }
 
 static __always_inline __u64 probe_return_address(struct pt_regs *ctx, __u32 map)
@@ -1572,10 +1576,12 @@ int gcm_stream_set_iv(struct pt_regs *ctx)
 {
 	__u32 map = probe_argmap(ctx);
 	struct gcm_msg *m;
+	__u64 a[1];
 
 	if (in_gnutls_call())
 		return 0;
-	m = traced_msg(ctx, probe_arg(ctx, map, 0));
+	probe_args(ctx, map, a, 1);
+	m = traced_msg(ctx, a[0]);
 
 	if (m)
 		msg_begin_caller(ctx, m, probe_return_address(ctx, map));
@@ -1598,9 +1604,10 @@ static __always_inline void stream_aad(void *ctx, __u64 hd, __u64 len)
 SEC("uprobe")
 int gcm_stream_aad(struct pt_regs *ctx)
 {
-	__u32 map = probe_argmap(ctx);
+	__u64 a[3];
 
-	stream_aad(ctx, probe_arg(ctx, map, 0), probe_arg(ctx, map, 2));
+	probe_args(ctx, probe_argmap(ctx), a, 3);
+	stream_aad(ctx, a[0], a[2]);
 	return 0;
 }
 
@@ -1662,7 +1669,10 @@ static __always_inline int tag_to_caller(void *ctx, __u64 hd, __u8 lib)
 SEC("uprobe")
 int gcm_gnutls_tag(struct pt_regs *ctx)
 {
-	return tag_to_caller(ctx, probe_arg(ctx, probe_argmap(ctx), 0), RS_GCM_LIB_GNUTLS);
+	__u64 a[1];
+
+	probe_args(ctx, probe_argmap(ctx), a, 1);
+	return tag_to_caller(ctx, a[0], RS_GCM_LIB_GNUTLS);
 }
 
 /* ---- nettle --------------------------------------------------------------- */
@@ -1726,34 +1736,40 @@ int BPF_KPROBE(gcm_nettle_set_key_len, void *gctx, __u64 len)
 SEC("uprobe")
 int gcm_nettle_update(struct pt_regs *ctx)
 {
-	__u32 map = probe_argmap(ctx);
+	__u64 a[2];
 
-	stream_aad(ctx, probe_arg(ctx, map, 0), probe_arg(ctx, map, 1));
+	probe_args(ctx, probe_argmap(ctx), a, 2);
+	stream_aad(ctx, a[0], a[1]);
 	return 0;
 }
 
 SEC("uprobe")
 int gcm_nettle_encrypt(struct pt_regs *ctx)
 {
-	__u32 map = probe_argmap(ctx);
+	__u64 a[2];
 
-	stream_data(ctx, probe_arg(ctx, map, 0), probe_arg(ctx, map, 1), RS_GCM_SEAL);
+	probe_args(ctx, probe_argmap(ctx), a, 2);
+	stream_data(ctx, a[0], a[1], RS_GCM_SEAL);
 	return 0;
 }
 
 SEC("uprobe")
 int gcm_nettle_decrypt(struct pt_regs *ctx)
 {
-	__u32 map = probe_argmap(ctx);
+	__u64 a[2];
 
-	stream_data(ctx, probe_arg(ctx, map, 0), probe_arg(ctx, map, 1), RS_GCM_OPEN);
+	probe_args(ctx, probe_argmap(ctx), a, 2);
+	stream_data(ctx, a[0], a[1], RS_GCM_OPEN);
 	return 0;
 }
 
 SEC("uprobe")
 int gcm_nettle_digest(struct pt_regs *ctx)
 {
-	return tag_to_caller(ctx, probe_arg(ctx, probe_argmap(ctx), 0), RS_GCM_LIB_NETTLE);
+	__u64 a[1];
+
+	probe_args(ctx, probe_argmap(ctx), a, 1);
+	return tag_to_caller(ctx, a[0], RS_GCM_LIB_NETTLE);
 }
 
 /* ---- libgcrypt ------------------------------------------------------------ */
