@@ -15,6 +15,11 @@
  *	              only an open given a tag hits: the agent's one hit a seal
  *	records       the same and an entry on CRYPTO_gcm128_setiv: the two
  *	              hits of a seal timed by `ringside gcm`
+ *	nettle-entry  plain entries on nettle's nettle_gcm_aes128_set_iv, update,
+ *	              encrypt and digest, where the kernel single-steps them
+ *	nettle-followed  the same four where ringside places them, inside the
+ *	              prologue on an instruction the kernel emulates
+ *	              (rs_probe_point_follow())
  *
  * With a second argument, a copy of libcrypto (the same bytes, another
  * inode), the probes go on the copy at the same offsets: gcm_workload's
@@ -37,9 +42,10 @@
 #include "probe_floor.skel.h"
 
 struct floor_probe {
-	const char *func;		/* in libcrypto */
+	const char *func;		/* in the mode's library */
 	struct bpf_program *prog;
 	bool session;
+	unsigned int follow_args;	/* nonzero: placed by rs_probe_point_follow() with this many */
 	int link;
 	bool emulated;			/* placed on an instruction the kernel emulates */
 	int inside;			/* 1: finish's first branch, 2: its tail jump (ossl_finish_points.h) */
@@ -69,6 +75,22 @@ static int place_inside(struct floor_probe *fp)
 	return err ? -1 : 0;
 }
 
+/* Past a single-stepped start, as ringside follows it: pp moved, or left as it is. */
+static void follow(const char *path, void *fn, struct floor_probe *fp, struct rs_probe_point *pp)
+{
+	struct rs_symtab *st = NULL;
+	uint64_t vaddr, size;
+	char why[96] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0 && !rs_symtab_load_fd(fd, NULL, &st) && !rs_symtab_find(st, fp->func, &vaddr, &size) &&
+	    rs_probe_point_follow(fn, size, fp->follow_args, pp, why, sizeof(why)))
+		fprintf(stderr, "probe_floor: %s stays at its entry: %s\n", fp->func, why);
+	rs_symtab_free(st);
+	if (fd >= 0)
+		close(fd);
+}
+
 /* Where ringside would put func's probe: its file and offset. */
 static int place(struct ringside_resolver *r, void *lib, struct floor_probe *fp)
 {
@@ -77,10 +99,17 @@ static int place(struct ringside_resolver *r, void *lib, struct floor_probe *fp)
 	struct ringside_sym sym;
 
 	if (!fn) {
-		fprintf(stderr, "probe_floor: no %s in libcrypto.so.3\n", fp->func);
+		fprintf(stderr, "probe_floor: no %s in its library\n", fp->func);
 		return -1;
 	}
 	pp = rs_probe_point_choose(fn, 32);
+	if (fp->follow_args && !pp.emulated) {
+		if (ringside_resolve(r, getpid(), (uintptr_t)fn, &sym)) {
+			fprintf(stderr, "probe_floor: cannot resolve %s\n", fp->func);
+			return -1;
+		}
+		follow(sym.path, fn, fp, &pp);
+	}
 	if (ringside_resolve(r, getpid(), (uintptr_t)fn + pp.skip, &sym)) {
 		fprintf(stderr, "probe_floor: cannot resolve %s\n", fp->func);
 		return -1;
@@ -96,7 +125,11 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 	struct ringside_resolver *r = NULL;
 	struct probe_floor_bpf *skel;
-	struct floor_probe probes[3] = {};
+	static const char *const nettle_funcs[] = { "nettle_gcm_aes128_set_iv", "nettle_gcm_aes128_update",
+						    "nettle_gcm_aes128_encrypt", "nettle_gcm_aes128_digest" };
+	static const unsigned int nettle_args[] = { 1, 2, 2, 1 };
+	const char *soname = "libcrypto.so.3";
+	struct floor_probe probes[4] = {};
 	unsigned int nr = 0, i;
 	struct bpf_program *p;
 	void *lib;
@@ -117,13 +150,19 @@ int main(int argc, char **argv)
 							     false, .inside = at };
 	if (!strcmp(mode, "records"))
 		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_setiv", skel->progs.floor_entry, false };
+	if (!strcmp(mode, "nettle-entry") || !strcmp(mode, "nettle-followed")) {
+		soname = "libnettle.so.8";
+		for (int i = 0; i < 4; i++)
+			probes[nr++] = (struct floor_probe){ nettle_funcs[i], skel->progs.floor_entry, false,
+							     mode[7] == 'f' ? nettle_args[i] : 0 };
+	}
 	if ((argc != 2 && argc != 3) || !nr) {
-		fprintf(stderr, "usage: probe_floor session|session-read|entry|inside|records [COPY]  (holds the probes until stdin closes)\n");
+		fprintf(stderr, "usage: probe_floor session|session-read|entry|inside|records|nettle-entry|nettle-followed [COPY]  (holds the probes until stdin closes)\n");
 		return 2;
 	}
-	lib = dlopen("libcrypto.so.3", RTLD_NOW);
+	lib = dlopen(soname, RTLD_NOW);
 	if (!lib) {
-		fprintf(stderr, "probe_floor: cannot open libcrypto.so.3: %s\n", dlerror());
+		fprintf(stderr, "probe_floor: cannot open %s: %s\n", soname, dlerror());
 		return 1;
 	}
 	if (ringside_resolver_new(NULL, &r))
