@@ -151,10 +151,12 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "records"))
 		probes[nr++] = (struct floor_probe){ "CRYPTO_gcm128_setiv", skel->progs.floor_entry, false };
 	if (!strcmp(mode, "nettle-entry") || !strcmp(mode, "nettle-followed")) {
+		bool followed = !strcmp(mode, "nettle-followed");
+
 		soname = "libnettle.so.8";
 		for (int i = 0; i < 4; i++)
 			probes[nr++] = (struct floor_probe){ nettle_funcs[i], skel->progs.floor_entry, false,
-							     mode[7] == 'f' ? nettle_args[i] : 0 };
+							     followed ? nettle_args[i] : 0 };
 	}
 	if ((argc != 2 && argc != 3) || !nr) {
 		fprintf(stderr, "usage: probe_floor session|session-read|entry|inside|records|nettle-entry|nettle-followed [COPY]  (holds the probes until stdin closes)\n");

@@ -137,6 +137,7 @@ struct ringside_gcm_probe_point {
 	 * false: it single-steps it out of line, several times dearer. */
 	bool emulated;
 	const char *role;	/* RINGSIDE_GCM_INSIDE: what the point reads; "" otherwise */
+	bool timing_only;	/* probed only to time messages: left out with count_only */
 	/* single-stepped at its entry though its program could follow its
 	 * arguments: why it was not moved; "" otherwise */
 	const char *kept_at_entry;

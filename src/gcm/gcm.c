@@ -918,6 +918,7 @@ int ringside_gcm_probe_point(const struct ringside_session *s, unsigned int i,
 		.placement = p->placement,
 		.emulated = p->emulated,
 		.role = p->role ? p->role : "",
+		.timing_only = p->spec->latency_only,
 		.kept_at_entry = p->kept_at_entry,
 	};
 	return 0;

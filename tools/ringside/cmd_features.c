@@ -10,115 +10,69 @@ static const char features_usage[] =
 	"Probe the running kernel for what ringside uses, with a real attach test where\n"
 	"it is cheap and safe. Each line: name, yes/no, and what was tried. Then each\n"
 	"collector's program variants, and where `ringside gcm` puts each probe in this\n"
-	"machine's crypto libraries (in both its modes, or only timing or counting).\n"
+	"machine's crypto libraries (in both its modes, or only when timing).\n"
 	"  --json         one JSON object per feature\n"
 	"  -v, --verbose  show libbpf's messages\n";
 
-/* A system-wide gcm session, enabled (its libraries and probe points found) but not attached. */
-static struct ringside_session *gcm_points_session(bool count_only)
+/*
+ * Every probe point of `ringside gcm` on this machine: a system-wide gcm
+ * session, enabled (its libraries and probe points found) but not attached.
+ * Counting takes the same points but those only timing needs.
+ */
+static void print_gcm_points(bool json)
 {
 	struct ringside_session_opts so = { .sz = sizeof(so) };
-	struct ringside_gcm_opts go = { .sz = sizeof(go), .count_only = count_only };
+	struct ringside_gcm_opts go = { .sz = sizeof(go) };
 	struct ringside_session *s;
+	unsigned int last_lib = ~0u;
 	int err = ringside_session_open(&so, &s);
 
 	if (err) {
 		cli_err("features: gcm probe points not listed: %s", ringside_strerror(err));
-		return NULL;
+		return;
 	}
 	if (ringside_session_enable_gcm(s, &go)) {
 		cli_err("features: gcm probe points not listed: %s", ringside_session_errmsg(s));
 		ringside_session_close(s);
-		return NULL;
-	}
-	return s;
-}
-
-/* Whether session s has a probe at point pt's place (the same file and offset). */
-static bool has_point(const struct ringside_session *s, const struct ringside_session *of,
-		      const struct ringside_gcm_probe_point *pt)
-{
-	const char *path = ringside_gcm_lib(of, pt->lib_id)->path;
-
-	for (unsigned int i = 0; i < ringside_gcm_nr_probe_points(s); i++) {
-		struct ringside_gcm_probe_point q;
-
-		if (!ringside_gcm_probe_point(s, i, &q) && q.file_offset == pt->file_offset &&
-		    !strcmp(ringside_gcm_lib(s, q.lib_id)->path, path))
-			return true;
-	}
-	return false;
-}
-
-static void print_point(const struct ringside_session *s, const struct ringside_gcm_probe_point *pt,
-			const char *mode, bool json)
-{
-	const struct ringside_gcm_lib *lib = ringside_gcm_lib(s, pt->lib_id);
-	char where[128];
-
-	if (json) {
-		struct ringside_json j;
-
-		ringside_json_begin(&j, stdout);
-		ringside_json_str(&j, "type", "gcm_probe_point");
-		ringside_json_str(&j, "lib", ringside_gcm_lib_name(lib->family));
-		ringside_json_str(&j, "path", lib->path);
-		ringside_json_str(&j, "mode", mode);
-		cli_json_gcm_point(&j, pt);
-		ringside_json_end(&j);
 		return;
 	}
-	cli_gcm_point_where(pt, where, sizeof(where));
-	printf("  %-36s %-58s %-15s %s", pt->function, where, pt->emulated ? "emulated" : "single-stepped",
-	       mode);
-	if (pt->kept_at_entry[0])
-		printf("  (not moved: %s)", pt->kept_at_entry);
-	putchar('\n');
-}
-
-/*
- * Every probe point of `ringside gcm` on this machine: those of a timing
- * session, marked "both" where counting probes there too, and those only
- * counting has (OpenSSL's finish inside it).
- */
-static void print_gcm_points(bool json)
-{
-	struct ringside_session *timing = gcm_points_session(false), *counting = gcm_points_session(true);
-	unsigned int last_lib = ~0u;
-
-	if (!timing || !counting)
-		goto out;
 	if (!json)
-		printf("\nGCM PROBE POINTS (as `ringside gcm` places them here; mode: both, timing or counting)\n");
-	for (unsigned int i = 0; i < ringside_gcm_nr_probe_points(timing); i++) {
+		printf("\nGCM PROBE POINTS (as `ringside gcm` places them here; mode: both, or timing only)\n");
+	for (unsigned int i = 0; i < ringside_gcm_nr_probe_points(s); i++) {
 		struct ringside_gcm_probe_point pt;
+		const struct ringside_gcm_lib *lib;
+		const char *mode;
+		char where[128];
 
-		if (ringside_gcm_probe_point(timing, i, &pt))
+		if (ringside_gcm_probe_point(s, i, &pt))
 			continue;
-		if (!json && pt.lib_id != last_lib) {
-			const struct ringside_gcm_lib *lib = ringside_gcm_lib(timing, pt.lib_id);
+		lib = ringside_gcm_lib(s, pt.lib_id);
+		mode = pt.timing_only ? "timing" : "both";
+		if (json) {
+			struct ringside_json j;
 
+			ringside_json_begin(&j, stdout);
+			ringside_json_str(&j, "type", "gcm_probe_point");
+			ringside_json_str(&j, "lib", ringside_gcm_lib_name(lib->family));
+			ringside_json_str(&j, "path", lib->path);
+			ringside_json_str(&j, "mode", mode);
+			cli_json_gcm_point(&j, &pt);
+			ringside_json_end(&j);
+			continue;
+		}
+		if (pt.lib_id != last_lib) {
 			printf("%s %s %s\n", ringside_gcm_lib_name(lib->family),
 			       lib->version[0] ? lib->version : "?", lib->path);
 			last_lib = pt.lib_id;
 		}
-		print_point(timing, &pt, has_point(counting, timing, &pt) ? "both" : "timing", json);
+		cli_gcm_point_where(&pt, where, sizeof(where));
+		printf("  %-36s %-58s %-15s %s", pt.function, where,
+		       pt.emulated ? "emulated" : "single-stepped", mode);
+		if (pt.kept_at_entry[0])
+			printf("  (not moved: %s)", pt.kept_at_entry);
+		putchar('\n');
 	}
-	last_lib = ~0u;
-	for (unsigned int i = 0; i < ringside_gcm_nr_probe_points(counting); i++) {
-		struct ringside_gcm_probe_point pt;
-
-		if (ringside_gcm_probe_point(counting, i, &pt) || has_point(timing, counting, &pt))
-			continue;
-		if (!json && pt.lib_id != last_lib) {
-			printf("%s, counting only\n", ringside_gcm_lib(counting, pt.lib_id)->path);
-			last_lib = pt.lib_id;
-		}
-		print_point(counting, &pt, "counting", json);
-	}
-out:
-	ringside_session_close(timing);
-	ringside_session_close(counting);
+	ringside_session_close(s);
 }
 
 int cmd_features(int argc, char **argv)
