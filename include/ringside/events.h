@@ -55,9 +55,14 @@ struct rs_event_hdr {
  * histogram is their ops by slot, and one lookup a message counts both.
  * Kind 1 rows hold one log2 slot of latency in ns, the count in c[0]. A
  * label set that finds the map full is counted under an empty comm with
- * RS_GCM_AGG_OTHER set: never lost.
+ * RS_GCM_AGG_OTHER set: never lost. The first RS_GCM_AGG_HOT_ROWS kind 0
+ * rows are kept instead in the per-CPU array "gcm_agg_hot", at the slot
+ * the hash "gcm_agg_hot_index" gives their key (a lookup the verifier
+ * inlines, where a hash row is a helper call): a row is in one place or
+ * the other, and readers take both.
  */
 #define RS_GCM_AGG_MAX_ENTRIES 16384
+#define RS_GCM_AGG_HOT_ROWS 1024
 #define RS_GCM_AGG_OTHER 0x8000	/* in libdir: the row folds label sets past the map's size */
 
 enum rs_gcm_agg_kind {

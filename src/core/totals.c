@@ -143,6 +143,78 @@ int rs_collector_rows_max(const struct rs_collector *c, const char *map_name, si
 	return err;
 }
 
+/* index_map's keys and their slots (at most max of them), by batches where the kernel has them. */
+static int read_index(int fd, size_t key_size, uint32_t max, char *keys, uint32_t *slots, uint32_t *nr)
+{
+	__u32 in = 0, out = 0, count;
+	char prev[64];
+	bool first = true;
+	int ret;
+
+	*nr = 0;
+	for (;;) {
+		count = max - *nr;
+		if (!count)
+			return 0;
+		ret = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys + *nr * key_size, slots + *nr,
+					   &count, NULL);
+		if (ret && errno != ENOENT) {
+			if (first && (errno == EINVAL || errno == 524 /* ENOTSUPP */ || errno == EOPNOTSUPP))
+				break;
+			return -errno;
+		}
+		*nr += count;
+		if (ret)
+			return 0;
+		in = out;
+		first = false;
+	}
+	/* Key by key: a key deleted between the two calls is skipped. */
+	while (*nr < max && !bpf_map_get_next_key(fd, first ? NULL : prev, keys + *nr * key_size)) {
+		first = false;
+		memcpy(prev, keys + *nr * key_size, key_size);
+		if (!bpf_map_lookup_elem(fd, prev, slots + *nr))
+			(*nr)++;
+	}
+	return 0;
+}
+
+int rs_collector_slot_rows(const struct rs_collector *c, const char *index_map, const char *rows_map,
+			   size_t key_size, rs_row_fn fn, void *ctx)
+{
+	struct bpf_map *index = c->obj ? bpf_object__find_map_by_name(c->obj, index_map) : NULL;
+	struct bpf_map *rows = c->obj ? bpf_object__find_map_by_name(c->obj, rows_map) : NULL;
+	int ncpu = libbpf_num_possible_cpus(), err;
+	struct rs_total_val *vals = NULL;
+	uint32_t max, nr, *slots = NULL;
+	char *keys = NULL;
+
+	if (!index || !rows || key_size > 64)
+		return -ENOENT;
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	max = bpf_map__max_entries(index);
+	keys = calloc(max, key_size);
+	slots = calloc(max, sizeof(*slots));
+	vals = calloc(ncpu, sizeof(*vals));
+	err = keys && slots && vals ? 0 : -ENOMEM;
+	if (!err)
+		err = read_index(bpf_map__fd(index), key_size, max, keys, slots, &nr);
+	/* One slot a row: the index holds at most a few hundred in use. */
+	for (uint32_t i = 0; !err && i < nr; i++) {
+		if (slots[i] >= bpf_map__max_entries(rows))
+			continue;
+		if (bpf_map_lookup_elem(bpf_map__fd(rows), &slots[i], vals))
+			err = -errno;
+		else
+			err = sum_row(vals, ncpu, keys + (size_t)i * key_size, 0, fn, ctx);
+	}
+	free(keys);
+	free(slots);
+	free(vals);
+	return err;
+}
+
 struct totals_walk {
 	rs_total_fn fn;
 	void *ctx;

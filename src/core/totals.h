@@ -28,4 +28,12 @@ int rs_collector_rows(const struct rs_collector *c, const char *map_name, size_t
 int rs_collector_rows_max(const struct rs_collector *c, const char *map_name, size_t key_size,
 			  uint32_t max_mask, rs_row_fn fn, void *ctx);
 
+/*
+ * Rows kept by slot: the per-CPU array rows_map of struct rs_total_val,
+ * whose slot for each key the hash index_map (u32 values) gives. Each
+ * indexed slot's counters, summed over CPUs, go to fn with its key.
+ */
+int rs_collector_slot_rows(const struct rs_collector *c, const char *index_map, const char *rows_map,
+			   size_t key_size, rs_row_fn fn, void *ctx);
+
 #endif

@@ -543,7 +543,10 @@ static int gcm_metrics(struct rs_collector *c, struct rs_metrics *m)
 					   1e-9);
 	e.fam[FAM_SIZE] = rs_family_new(m, "ringside_gcm_message_size_bytes", RS_HISTOGRAM, "bytes",
 					"Payload bytes per message.", labels, 1);
-	err = rs_collector_rows(c, "gcm_agg", sizeof(struct rs_gcm_agg_key), expo_row, &e);
+	err = rs_collector_slot_rows(c, "gcm_agg_hot_index", "gcm_agg_hot", sizeof(struct rs_gcm_agg_key),
+				     expo_row, &e);
+	if (!err)
+		err = rs_collector_rows(c, "gcm_agg", sizeof(struct rs_gcm_agg_key), expo_row, &e);
 	for (int i = 0; i < NR_FAMS; i++)
 		rs_family_end(e.fam[i]);
 	return err;

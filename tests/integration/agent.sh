@@ -282,6 +282,31 @@ print(("PASS agent_counting_only_exact (%d messages, %d tag failures, no duratio
 PY
 kill -TERM $ag2; wait $ag2; ag2=
 
+# Label sets changing at every message on one CPU: one process renames
+# itself (prctl) before each of 300 seals, so each CPU's remembered row
+# (gcm.bpf.c, agg_counters_row) must change with every message. Each name
+# holds exactly its one seal: nothing lands in the row of the name before.
+port3=$(free_port)
+"$RINGSIDE" agent --web.listen-address "127.0.0.1:$port3" --no-collector.reclaim --no-collector.btrfs \
+	--no-collector.kernel-gcm >/dev/null 2>"$tmp/agent3.err" & ag2=$!
+wait_for "$tmp/agent3.err" '^ringside: serving' 120 || fail agent_names_start "$(tail -2 "$tmp/agent3.err")"
+taskset -c 0 "$RS_PROGS/gcm_workload" --names 300 >"$tmp/names.out" 2>&1 ||
+	fail agent_names_workload "$(tail -2 "$tmp/names.out")"
+curl -s "http://127.0.0.1:$port3/metrics" >"$tmp/names.prom"
+python3 - "$tmp/names.prom" <<'PY'
+import re, sys
+per = {}
+for l in open(sys.argv[1]):
+    m = re.match(r'ringside_gcm_operations_total\{comm="(n\d{5})".* (\d+)$', l)
+    if m:
+        per[m.group(1)] = per.get(m.group(1), 0) + int(m.group(2))
+want = {"n%05d" % i: 1 for i in range(300)}
+bad = sorted(k for k in set(want) | set(per) if per.get(k) != want.get(k))
+print("PASS agent_rows_follow_label_sets (300 names, 1 seal each)" if not bad else
+      "FAIL agent_rows_follow_label_sets: %d names wrong, e.g. %s" % (len(bad), [(k, per.get(k)) for k in bad[:3]]))
+PY
+kill -TERM $ag2; wait $ag2; ag2=
+
 # Bad start-up input: one line, non-zero, nothing attached.
 bad() {	# NAME PATTERN ARGS...
 	local name=$1 pat=$2; shift 2
