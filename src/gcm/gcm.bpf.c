@@ -468,6 +468,17 @@ const volatile bool kernel_hist = false;
 const volatile bool size_hist = false;
 
 /*
+ * Does every message make a record (with its caller)? Only where neither
+ * the agent's rows nor the kernel's histograms count them (--events);
+ * otherwise only a failed tag makes one, and a message with no tag to
+ * check needs no caller.
+ */
+static __always_inline bool records_every_message(void)
+{
+	return !agent_mode && !kernel_hist;
+}
+
+/*
  * OpenSSL's message starts are marked per CPU (ossl_mark_start()) where
  * only the kernel's rows take the latency: the summary without --events,
  * and the agent, when they time messages. --events keeps the start in the
@@ -1169,7 +1180,7 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, struct task_str
 			call_fill_id(c, &copy, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH,
 				     copy.lib_id);
 			c->m.start_ns = 0;	/* counting only: untimed */
-			if (!agent_mode || tag)
+			if (records_every_message() || tag)
 				c->m.caller = ossl_fin_caller(ctx, fr);
 			ossl_finish_fill(c, gctx, RS_GCM_DIR_UNKNOWN, end, fr);
 			return true;
@@ -1195,10 +1206,11 @@ static __always_inline bool ossl_finish_msg(struct pt_regs *ctx, struct task_str
 		start_ns = ossl_mark_of(m, pid_tgid, gctx);
 	/*
 	 * The caller is for a record, read here where setiv did not: counting
-	 * only (setiv not probed) or marking, for a checked tag when only a
-	 * failed one makes a record (agent mode, the kernel's summary).
+	 * only (setiv not probed) with a record a message, or counting or
+	 * marking for a checked tag when only a failed one makes a record
+	 * (agent mode, the kernel's summary).
 	 */
-	if ((count_only && !agent_mode) || (every_finish && tag))
+	if ((count_only && records_every_message()) || (every_finish && tag))
 		m->caller = ossl_fin_caller(ctx, fr);
 	call_fill_id(c, m, (__u64)gctx, 0, RS_GCM_LIB_OPENSSL, GCM_CALL_FINISH, m->lib_id);
 	ossl_finish_fill(c, gctx, m->dir, end, fr);
