@@ -179,16 +179,18 @@ static int read_index(int fd, size_t key_size, uint32_t max, char *keys, uint32_
 	return 0;
 }
 
-int rs_collector_slot_rows(const struct rs_collector *c, const char *index_map, const char *rows_map,
-			   size_t key_size, rs_row_fn fn, void *ctx)
+int rs_collector_hot_rows(const struct rs_collector *c, const char *hot_map, size_t key_size,
+			  uint32_t max_mask, rs_row_fn fn, void *ctx)
 {
-	struct bpf_map *index = c->obj ? bpf_object__find_map_by_name(c->obj, index_map) : NULL;
-	struct bpf_map *rows = c->obj ? bpf_object__find_map_by_name(c->obj, rows_map) : NULL;
+	struct bpf_map *rows = c->obj ? bpf_object__find_map_by_name(c->obj, hot_map) : NULL;
 	int ncpu = libbpf_num_possible_cpus(), err;
 	struct rs_total_val *vals = NULL;
 	uint32_t max, nr, *slots = NULL;
-	char *keys = NULL;
+	struct bpf_map *index = NULL;
+	char *keys = NULL, name[64];
 
+	if (snprintf(name, sizeof(name), "%s_index", hot_map) < (int)sizeof(name) && c->obj)
+		index = bpf_object__find_map_by_name(c->obj, name);
 	if (!index || !rows || key_size > 64)
 		return -ENOENT;
 	if (ncpu <= 0)
@@ -207,7 +209,7 @@ int rs_collector_slot_rows(const struct rs_collector *c, const char *index_map, 
 		if (bpf_map_lookup_elem(bpf_map__fd(rows), &slots[i], vals))
 			err = -errno;
 		else
-			err = sum_row(vals, ncpu, keys + (size_t)i * key_size, 0, fn, ctx);
+			err = sum_row(vals, ncpu, keys + (size_t)i * key_size, max_mask, fn, ctx);
 	}
 	free(keys);
 	free(slots);

@@ -29,11 +29,12 @@ int rs_collector_rows_max(const struct rs_collector *c, const char *map_name, si
 			  uint32_t max_mask, rs_row_fn fn, void *ctx);
 
 /*
- * Rows kept by slot: the per-CPU array rows_map of struct rs_total_val,
- * whose slot for each key the hash index_map (u32 values) gives. Each
- * indexed slot's counters, summed over CPUs, go to fn with its key.
+ * Hot rows (hot_rows.bpf.h): the per-CPU array hot_map of struct
+ * rs_total_val, whose slot for each key its hash hot_map"_index" gives.
+ * Each indexed slot's counters, summed over CPUs (max_mask as above), go
+ * to fn with its key.
  */
-int rs_collector_slot_rows(const struct rs_collector *c, const char *index_map, const char *rows_map,
-			   size_t key_size, rs_row_fn fn, void *ctx);
+int rs_collector_hot_rows(const struct rs_collector *c, const char *hot_map, size_t key_size,
+			  uint32_t max_mask, rs_row_fn fn, void *ctx);
 
 #endif

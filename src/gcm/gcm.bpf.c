@@ -18,6 +18,7 @@
  */
 #define RS_FIXED_PT_REGS	/* registers read at fixed offsets (common.bpf.h) */
 #include "common.bpf.h"
+#include "hot_rows.bpf.h"
 #include "gcm_seq.h"
 #include "gcm_handles.h"
 #include "ossl_finish_layout.h"
@@ -557,109 +558,17 @@ static __always_inline void agg_slot(struct rs_gcm_agg_key *key, __u8 kind, __u6
 		v->c[0]++;
 }
 
-/*
- * The first RS_GCM_AGG_HOT_ROWS counters rows live in a per-CPU array
- * (gcm_agg_hot, its slot for a label set in gcm_agg_hot_index), whose
- * lookup the verifier inlines: 2 ns where a per-CPU hash row costs 55-60
- * here (bench/bpf_prices). Each CPU remembers the last row it counted in
- * (gcm_agg_recent), so a run of messages of one label set finds its slot
- * without a hash lookup at all; a slot, once given, is the label set's for
- * the map's life, so a remembered one never goes stale. Rows past the
- * array stay in gcm_agg, keyed as before; the reader takes both.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, RS_GCM_AGG_HOT_ROWS);
-	__type(key, struct rs_gcm_agg_key);
-	__type(value, __u32);
-} gcm_agg_hot_index SEC(".maps");
+/* The first RS_GCM_AGG_HOT_ROWS counters rows (events.h), by slot: hot_rows.bpf.h. */
+RS_HOT_ROWS(gcm_agg_hot, struct rs_gcm_agg_key, RS_GCM_AGG_HOT_ROWS);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RS_GCM_AGG_HOT_ROWS);
-	__type(key, __u32);
-	__type(value, struct rs_total_val);
-} gcm_agg_hot SEC(".maps");
-
-/* Slots handed out so far; one lost to a race of two first messages is never read. */
-__u64 gcm_agg_hot_used;
-
-#define AGG_NOT_HOT 0xffffffffu
-
-struct agg_recent {
-	struct rs_gcm_agg_key key;	/* kind AGG_RECENT_NONE: nothing remembered */
-	__u32 slot;			/* in gcm_agg_hot, or AGG_NOT_HOT: in gcm_agg */
-};
-
-#define AGG_RECENT_NONE 0xff
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct agg_recent);
-} gcm_agg_recent SEC(".maps");
-
-static __always_inline bool agg_key_equal(const struct rs_gcm_agg_key *a, const struct rs_gcm_agg_key *b)
+/* The counters row of key on this CPU: its hot slot's, else gcm_agg's (agg_row: key may become "other"'s). */
+static __always_inline struct rs_total_val *agg_counters_row(struct rs_gcm_agg_key *key)
 {
-	const __u32 *x = (const __u32 *)a, *y = (const __u32 *)b;
+	struct rs_total_val *v;
+	bool fresh = false;
 
-	_Static_assert(sizeof(*a) == 28, "rs_gcm_agg_key: seven words");
-	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3] && x[4] == y[4] &&
-	       x[5] == y[5] && x[6] == y[6];
-}
-
-/* key's slot in gcm_agg_hot, given on its first message; AGG_NOT_HOT once they are all given. */
-static __always_inline __u32 agg_hot_slot(const struct rs_gcm_agg_key *key)
-{
-	__u32 *have = bpf_map_lookup_elem(&gcm_agg_hot_index, key), slot;
-
-	if (have)
-		return *have;
-	if (*(volatile __u64 *)&gcm_agg_hot_used >= RS_GCM_AGG_HOT_ROWS)
-		return AGG_NOT_HOT;
-	slot = (__u32)__sync_fetch_and_add(&gcm_agg_hot_used, 1);
-	if (slot >= RS_GCM_AGG_HOT_ROWS)
-		return AGG_NOT_HOT;
-	if (!bpf_map_update_elem(&gcm_agg_hot_index, key, &slot, BPF_NOEXIST))
-		return slot;
-	/* Another CPU gave this label set a slot first: that one it is. */
-	have = bpf_map_lookup_elem(&gcm_agg_hot_index, key);
-	return have ? *have : AGG_NOT_HOT;
-}
-
-/*
- * The counters row of key on this CPU: the remembered slot, else the hot
- * slot's, else gcm_agg's (agg_row: key may become the "other" row's).
- * task: the current one; its switch count tells a remembered slot read or
- * written whole from one another task preempting this one changed under it.
- */
-static __always_inline struct rs_total_val *agg_counters_row(struct task_struct *task,
-							     struct rs_gcm_agg_key *key)
-{
-	__u64 switches = rs_task_switches(task);
-	struct agg_recent *r;
-	__u32 zero = 0, slot;
-
-	r = bpf_map_lookup_elem(&gcm_agg_recent, &zero);
-	if (!r)
-		return agg_row(key);
-	if (agg_key_equal(&r->key, key)) {
-		slot = r->slot;
-		if (rs_task_switches(task) == switches)
-			goto found;
-		switches = rs_task_switches(task);
-	}
-	slot = agg_hot_slot(key);
-	r->key = *key;
-	r->slot = slot;
-	if (rs_task_switches(task) != switches)
-		r->key.kind = AGG_RECENT_NONE;
-found:
-	if (slot == AGG_NOT_HOT)
-		return agg_row(key);
-	return bpf_map_lookup_elem(&gcm_agg_hot, &slot);
+	v = rs_hot_row(gcm_agg_hot, RS_GCM_AGG_HOT_ROWS, key, &fresh);
+	return v ? v : agg_row(key);
 }
 
 /* task: the current one where the caller has its pointer already, else NULL. */
@@ -677,11 +586,12 @@ static __always_inline void count_agg(const struct gcm_call *c, __u8 result, __u
 	__u64 comm[RS_COMM_LEN / 8];
 	struct rs_total_val *v;
 
-	if (!task)
-		task = bpf_get_current_task_btf();
-	rs_task_comm(task, comm);
+	if (task)
+		rs_task_comm(task, comm);
+	else
+		rs_current_comm(comm);
 	__builtin_memcpy(key.comm, comm, sizeof(key.comm));
-	v = agg_counters_row(task, &key);
+	v = agg_counters_row(&key);
 	if (!v)
 		return;
 	add_counts(v, c, result, latency);
@@ -702,6 +612,9 @@ struct {
 	__type(key, struct rs_gcm_hist_key);
 	__type(value, struct rs_total_val);
 } gcm_hist SEC(".maps");
+
+/* The first RS_GCM_HIST_HOT_ROWS latency rows, by slot (events.h, hot_rows.bpf.h). */
+RS_HOT_ROWS(gcm_hist_hot, struct rs_gcm_hist_key, RS_GCM_HIST_HOT_ROWS);
 
 /* Process names for summaries without records: written at a row's first message. */
 struct {
@@ -751,16 +664,21 @@ __noinline int gcm_hist_message(__u64 row, __u64 latency, __u64 payload, __u64 a
 	__u64 epoch = gcm_hist_epoch << 48, max;
 	__u8 s = rs_log2_slot(latency), result = (__u8)(who >> 32);
 	struct rs_total_val *v;
+	bool fresh = false;
 	int missed = 0;
 
 	key.slot = (__u16)RS_GCM_FINE_SLOT(latency, s);
-	v = bpf_map_lookup_elem(&gcm_hist, &key);
-	if (!v) {
+	/* Counting only, every message is slot 0: its row by the CPU's hint. */
+	v = rs_hot_row(gcm_hist_hot, RS_GCM_HIST_HOT_ROWS, &key, &fresh);
+	if (!v)
+		v = bpf_map_lookup_elem(&gcm_hist, &key);
+	if (!v || fresh) {
 		char comm[RS_COMM_LEN];
 
 		bpf_get_current_comm(comm, sizeof(comm));
 		bpf_map_update_elem(&gcm_comms, &key.tgid, comm, BPF_ANY);
-		v = rs_map_row(&gcm_hist, &key);
+		if (!v)
+			v = rs_map_row(&gcm_hist, &key);
 	}
 	if (v) {
 		v->c[RS_GCM_HIST_LAT_COUNT]++;

@@ -154,6 +154,16 @@ static int gcm_load(struct rs_collector *c)
 		/* A cap well inside what a hash map may be sized to (2^31 entries). */
 		bpf_map__set_max_entries(g->skel->maps.gcm_agg, rows < (1u << 24) ? (uint32_t)rows : 1u << 24);
 	}
+	/* Hot rows (hot_rows.bpf.h) are preallocated, per CPU: a mode that
+	 * never counts in them keeps one. */
+	if (!g->aggregate) {
+		bpf_map__set_max_entries(g->skel->maps.gcm_agg_hot, 1);
+		bpf_map__set_max_entries(g->skel->maps.gcm_agg_hot_keys, 1);
+	}
+	if (!g->kernel_hist) {
+		bpf_map__set_max_entries(g->skel->maps.gcm_hist_hot, 1);
+		bpf_map__set_max_entries(g->skel->maps.gcm_hist_hot_keys, 1);
+	}
 	/* Load only the programs some library needs, and what a Go program
 	 * starting later would. */
 	bpf_object__for_each_program(p, g->skel->obj) {
@@ -482,6 +492,21 @@ static const char *path_label(const struct ringside_gcm_lib *lib)
 	return p;
 }
 
+/*
+ * The rows of the per-CPU hash map and of its hot rows (map"_hot": the
+ * first keys, by slot; hot_rows.bpf.h): a key's row is in one or the other.
+ */
+static int gcm_rows(const struct rs_collector *c, const char *map, size_t key_size, uint32_t max_mask,
+		    rs_row_fn fn, void *ctx)
+{
+	char hot[32];
+	int err;
+
+	snprintf(hot, sizeof(hot), "%s_hot", map);
+	err = rs_collector_hot_rows(c, hot, key_size, max_mask, fn, ctx);
+	return err ? err : rs_collector_rows_max(c, map, key_size, max_mask, fn, ctx);
+}
+
 static int expo_row(void *ctx, const void *key, const struct rs_total_val *v)
 {
 	const struct rs_gcm_agg_key *k = key;
@@ -543,10 +568,7 @@ static int gcm_metrics(struct rs_collector *c, struct rs_metrics *m)
 					   1e-9);
 	e.fam[FAM_SIZE] = rs_family_new(m, "ringside_gcm_message_size_bytes", RS_HISTOGRAM, "bytes",
 					"Payload bytes per message.", labels, 1);
-	err = rs_collector_slot_rows(c, "gcm_agg_hot_index", "gcm_agg_hot", sizeof(struct rs_gcm_agg_key),
-				     expo_row, &e);
-	if (!err)
-		err = rs_collector_rows(c, "gcm_agg", sizeof(struct rs_gcm_agg_key), expo_row, &e);
+	err = gcm_rows(c, "gcm_agg", sizeof(struct rs_gcm_agg_key), 0, expo_row, &e);
 	for (int i = 0; i < NR_FAMS; i++)
 		rs_family_end(e.fam[i]);
 	return err;
@@ -768,8 +790,8 @@ static int key_cmp(const void *a, const void *b)
 static int merged_totals_walk(const struct rs_collector *c, struct totals_walk *w)
 {
 	struct merged_totals m = { 0 };
-	int err = rs_collector_rows_max(c, "gcm_hist", sizeof(struct rs_gcm_hist_key),
-					1u << RS_GCM_HIST_LAT_MAX, merged_hist_row, &m);
+	int err = gcm_rows(c, "gcm_hist", sizeof(struct rs_gcm_hist_key), 1u << RS_GCM_HIST_LAT_MAX,
+			   merged_hist_row, &m);
 
 	if (!err)
 		err = rs_collector_totals(c, merged_total_row, &m);
@@ -855,8 +877,8 @@ int ringside_gcm_hist(struct ringside_session *s,
 	 * that a maximum never set reads as no message.)
 	 */
 	w.epoch = __atomic_load_n(&g->skel->bss->gcm_hist_epoch, __ATOMIC_RELAXED);
-	err = rs_collector_rows_max(c, "gcm_hist", sizeof(struct rs_gcm_hist_key), 1u << 1,
-				    gcm_hist_row, &w);
+	err = gcm_rows(c, "gcm_hist", sizeof(struct rs_gcm_hist_key), 1u << RS_GCM_HIST_LAT_MAX,
+		       gcm_hist_row, &w);
 	__atomic_store_n(&g->skel->bss->gcm_hist_epoch, (w.epoch + 1) & 0xffff ? w.epoch + 1 : 1,
 			 __ATOMIC_RELAXED);
 	return err;

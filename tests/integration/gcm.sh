@@ -145,13 +145,16 @@ for r in s:
     assert r["lat_p50_ns"] > 0 and r["lat_p99_ns"] >= r["lat_p50_ns"], r
 PY
 
-# 4b. The summary's histogram map full (filled by hand before the first
-#     message): every message still counted, in the totals map where its
-#     latency row could not be made, and the percentiles' loss named.
+# 4b. The summary's histogram maps full (filled by hand before the first
+#     message: the hot rows' index, whose name the kernel cuts to 15
+#     characters, then the hash): every message still counted, in the
+#     totals map where its latency row could not be made, and the
+#     percentiles' loss named.
 "$RS_PROGS/gcm_workload" --wait --hold --only openssl,gcrypt >"$tmp/full.expect" & wl_pid=$!
 wait_for "$tmp/full.expect" '^ready'
 "$RINGSIDE" gcm --json -p "$wl_pid" >"$tmp/full.json" 2>"$tmp/full.err" & rs=$!
 wait_for "$tmp/full.err" 'tracing AES-GCM'
+"$RS_PROGS/map_fill" gcm_hist_hot_in >"$tmp/full.fill_hot" 2>&1
 "$RS_PROGS/map_fill" gcm_hist >"$tmp/full.fill" 2>&1
 kill -USR1 "$wl_pid"
 wait_for "$tmp/full.expect" '^expect'
@@ -161,8 +164,9 @@ python3 - "$tmp/full.json" "$tmp/full.expect" "$tmp/full.fill" <<'PY' 2>"$tmp/fu
 import json, re, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 want = sum(int(m) for m in re.findall(r"ops=(\d+)", open(sys.argv[2]).read()))
-fill = open(sys.argv[3]).read()
-assert re.match(r"filled [1-9][0-9]*, full", fill), fill
+for f in (sys.argv[3] + "_hot", sys.argv[3]):
+    fill = open(f).read()
+    assert re.match(r"filled [1-9][0-9]*, full", fill), fill
 s = [r for r in rows if r["type"] == "gcm_summary"]
 assert want and sum(r["ops"] for r in s) == want, (want, s)
 # Not one message found a latency row: all of them are named as lost.
@@ -171,6 +175,27 @@ assert lost and lost[-1].get("latency_samples") == want, (want, lost)
 PY
 grep -q "messages missing from the latency percentiles" "$tmp/full.err" &&
 	pass gcm_summary_hist_map_full_named || fail gcm_summary_hist_map_full_named "$(tr "\n" "|" <"$tmp/full.err")"
+
+# 4c. A counting summary (no --events: the kernel's rows, each CPU's last
+#     row found by its hint) of a process that exits before it is printed:
+#     every message counted, and the rows still carry the process's name,
+#     which the kernel noted at each row's first message.
+"$RS_PROGS/gcm_workload" --wait --hold --only openssl,gcrypt,nettle >"$tmp/csum.expect" & wl_pid=$!
+wait_for "$tmp/csum.expect" '^ready'
+"$RINGSIDE" gcm --json --count-only -p "$wl_pid" >"$tmp/csum.json" 2>"$tmp/csum.err" & rs=$!
+wait_for "$tmp/csum.err" 'tracing AES-GCM'
+kill -USR1 "$wl_pid"
+wait_for "$tmp/csum.expect" '^expect'
+kill -USR1 "$wl_pid"; wait "$wl_pid"; wl_pid=
+until_gone "$rs"; kill -INT "$rs" 2>/dev/null; wait "$rs"
+python3 - "$tmp/csum.json" "$tmp/csum.expect" <<'PY' 2>"$tmp/csum.check" && pass gcm_count_only_summary_exact_and_named || fail gcm_count_only_summary_exact_and_named "$(cat "$tmp/csum.check")"
+import json, re, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+want = sum(int(m) for m in re.findall(r"ops=(\d+)", open(sys.argv[2]).read()))
+s = [r for r in rows if r["type"] == "gcm_summary"]
+assert want and sum(r["ops"] for r in s) == want, (want, s)
+assert all(r["comm"] == "gcm_workload" for r in s), [r["comm"] for r in s]
+PY
 
 # 5. Bad input: one clear line, non-zero exit, nothing attached.
 expect_error() {	# name, message regex, args...
