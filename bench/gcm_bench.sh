@@ -3,7 +3,7 @@
 # message) untraced, traced by `ringside gcm` (its summary: counts and latency
 # histograms kept in the kernel), by
 # `ringside agent` (counted in the kernel, nothing per message crosses the
-# ring), by an equivalent bpftrace script (same probe points, entry+return,
+# ring), `ringside gcm --count-only` (paired only), by an equivalent bpftrace script (same probe points, entry+return,
 # same facts: count, direction, bytes, latency, result) and by a bpftrace
 # entry-only counter (@[comm] = count() on setiv and finish), in one run.
 # Ratios are to untraced.
@@ -111,6 +111,13 @@ for size in 16 64 1024 16384; do rs[$size]=$(run_loop $size); done
 paired[rs]=$(paired_vs records)
 kill -INT $rs_pid; wait $rs_pid
 
+# `ringside gcm --count-only`, the summary's counting mode: paired only.
+"$RINGSIDE" gcm --count-only --lib "$LIB" --comm gcm_workload --interval 1000 >"$tmp/co.out" 2>"$tmp/co.err" &
+co_pid=$!
+wait_for "$tmp/co.err" 'tracing AES-GCM' || { echo "gcm_bench: ringside --count-only did not start"; cat "$tmp/co.err"; exit 1; }
+paired[co]=$(paired_vs inside)
+kill -INT $co_pid; wait $co_pid
+
 baseline ag
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$RINGSIDE" agent --no-collector.reclaim --comm gcm_workload --web.listen-address "127.0.0.1:$port" \
@@ -212,6 +219,7 @@ paired_line() {
 if [ -n "${paired[rs]:-}${paired[ag]:-}" ]; then
 	echo "paired at 16 B (one process; 256-seal batches in turn through the traced libcrypto, a copy under probe_floor's no-op probes, an untraced copy; the medians of $PAIRS one-second runs):"
 	paired_line "ringside gcm" "its two hits as no-ops (records)" "${paired[rs]:-}"
+	paired_line "ringside gcm --count-only" "its one hit inside finish as a no-op (inside)" "${paired[co]:-}"
 	paired_line "the agent" "its one hit inside finish as a no-op (inside)" "${paired[ag]:-}"
 fi
 ops=$(awk '/openssl/ && /seal/ {s += $6} END {print s + 0}' "$tmp/rs.out")

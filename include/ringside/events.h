@@ -393,10 +393,10 @@ enum rs_gcm_total_counter {
  * longest message on this CPU since the reader last asked: ns in the low
  * 48 bits, the reader's epoch (gcm_hist_epoch) above them; taken as the
  * largest over CPUs, never summed, and an old epoch's value means no
- * message since. The first RS_GCM_HIST_HOT_ROWS latency rows are kept
- * instead in the per-CPU array "gcm_hist_hot", at the slot the hash
- * "gcm_hist_hot_index" gives their key (as gcm_agg_hot's): readers take
- * both.
+ * message since. Counting only (every message in slot 0), the first
+ * RS_GCM_HIST_HOT_ROWS latency rows are kept instead in the per-CPU array
+ * "gcm_hist_hot", at the slot the hash "gcm_hist_hot_index" gives their
+ * key (as gcm_agg_hot's): readers take both.
  */
 #define RS_GCM_HIST_MAX_ENTRIES 65536
 #define RS_GCM_HIST_HOT_ROWS 1024

@@ -668,8 +668,13 @@ __noinline int gcm_hist_message(__u64 row, __u64 latency, __u64 payload, __u64 a
 	int missed = 0;
 
 	key.slot = (__u16)RS_GCM_FINE_SLOT(latency, s);
-	/* Counting only, every message is slot 0: its row by the CPU's hint. */
-	v = rs_hot_row(gcm_hist_hot, RS_GCM_HIST_HOT_ROWS, &key, &fresh);
+	/*
+	 * Counting only, every message is latency slot 0: a label set has one
+	 * row, found by the CPU's hint. Timed, its messages spread over up to
+	 * some hundreds of slots: the hint would miss, and a few label sets
+	 * would take every hot row, so they stay in the hash.
+	 */
+	v = count_only ? rs_hot_row(gcm_hist_hot, RS_GCM_HIST_HOT_ROWS, &key, &fresh) : NULL;
 	if (!v)
 		v = bpf_map_lookup_elem(&gcm_hist, &key);
 	if (!v || fresh) {

@@ -160,7 +160,7 @@ static int gcm_load(struct rs_collector *c)
 		bpf_map__set_max_entries(g->skel->maps.gcm_agg_hot, 1);
 		bpf_map__set_max_entries(g->skel->maps.gcm_agg_hot_keys, 1);
 	}
-	if (!g->kernel_hist) {
+	if (!g->kernel_hist || !g->set.count_only) {
 		bpf_map__set_max_entries(g->skel->maps.gcm_hist_hot, 1);
 		bpf_map__set_max_entries(g->skel->maps.gcm_hist_hot_keys, 1);
 	}
