@@ -9,7 +9,8 @@
  *   NAME          per-CPU array: the rows, by slot
  *   NAME_index    hash: key -> slot (what readers walk: published keys only)
  *   NAME_keys     array: slot -> key, written once, before the slot is published
- *   NAME_hint     per-CPU array of one: the slot this CPU counted in last
+ *   NAME_hint     per-CPU array of one: the slot this CPU counted in last,
+ *                 plus one (a CPU that has counted nothing holds 0: no slot)
  *   NAME_used     slots handed out so far
  *
  * A run of messages of one key on a CPU finds its slot by the hint, checked
@@ -101,7 +102,8 @@ static __always_inline struct rs_total_val *rs_hot_row_maps(void *rows, void *in
 	const void *slot_key;
 
 	if (last) {
-		slot = *(volatile __u32 *)last;
+		/* 0 (never set) becomes RS_HOT_NONE, which no slot is. */
+		slot = *(volatile __u32 *)last - 1;
 		slot_key = bpf_map_lookup_elem(keys, &slot);
 		if (slot_key && rs_hot_key_equal(slot_key, key, key_size))
 			return bpf_map_lookup_elem(rows, &slot);
@@ -110,7 +112,7 @@ static __always_inline struct rs_total_val *rs_hot_row_maps(void *rows, void *in
 	if (slot == RS_HOT_NONE)
 		return NULL;
 	if (last)
-		*(volatile __u32 *)last = slot;
+		*(volatile __u32 *)last = slot + 1;
 	return bpf_map_lookup_elem(rows, &slot);
 }
 
