@@ -59,6 +59,12 @@ static int sum_row(const struct rs_total_val *vals, int ncpu, const void *key, u
 
 #define BATCH 256
 
+/* The errno of a first batch call on a kernel or map without batch lookups. */
+static bool batch_unsupported(int err)
+{
+	return err == EINVAL || err == 524 /* ENOTSUPP */ || err == EOPNOTSUPP;
+}
+
 /*
  * The rows in batches of BATCH (BPF_MAP_LOOKUP_BATCH, Linux 5.6+): one
  * system call per batch instead of two per row. 1 when the kernel has no
@@ -84,8 +90,7 @@ static int rows_batched(int fd, size_t key_size, int ncpu, uint32_t max_mask, rs
 
 		if (ret && errno != ENOENT) {
 			/* Not supported here: say so on the first call, else a real error. */
-			err = first && (errno == EINVAL || errno == 524 /* ENOTSUPP */ || errno == EOPNOTSUPP) ?
-				      1 : -errno;
+			err = first && batch_unsupported(errno) ? 1 : -errno;
 			break;
 		}
 		for (__u32 i = 0; i < count && !err; i++)
@@ -159,7 +164,7 @@ static int read_index(int fd, size_t key_size, uint32_t max, char *keys, uint32_
 		ret = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys + *nr * key_size, slots + *nr,
 					   &count, NULL);
 		if (ret && errno != ENOENT) {
-			if (first && (errno == EINVAL || errno == 524 /* ENOTSUPP */ || errno == EOPNOTSUPP))
+			if (first && batch_unsupported(errno))
 				break;
 			return -errno;
 		}
