@@ -99,13 +99,19 @@ static __always_inline struct gcm_call *call_slot(bool create)
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
+/* The n-th 8-byte word of the user stack above sp (0 where it cannot be read). */
+static __always_inline __u64 stack_word(struct pt_regs *ctx, __u64 n)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_user(&v, sizeof(v), (void *)(PT_REGS_SP(ctx) + 8 * n));
+	return v;
+}
+
 /* Only valid where the probe sits before the prologue moves the stack. */
 static __always_inline __u64 return_address(struct pt_regs *ctx)
 {
-	__u64 ra = 0;
-
-	bpf_probe_read_user(&ra, sizeof(ra), (void *)PT_REGS_SP(ctx));
-	return ra;
+	return stack_word(ctx, 0);
 }
 
 /*
@@ -172,11 +178,7 @@ static __always_inline void probe_args(struct pt_regs *ctx, __u32 map, __u64 *a,
 
 static __always_inline __u64 probe_return_address(struct pt_regs *ctx, __u32 map)
 {
-	__u64 ra = 0;
-
-	bpf_probe_read_user(&ra, sizeof(ra),
-			    (void *)(PT_REGS_SP(ctx) + 8 * (__u64)(map & RS_ARGMAP_ON ? RS_ARGMAP_RA_WORDS(map) : 0)));
-	return ra;
+	return stack_word(ctx, map & RS_ARGMAP_ON ? RS_ARGMAP_RA_WORDS(map) : 0);
 }
 
 /* libbpf 1.1's bpf_tracing.h stops at the fifth argument; x86-64 passes the sixth in r9. */
@@ -185,10 +187,7 @@ static __always_inline __u64 probe_return_address(struct pt_regs *ctx, __u32 map
 /* Stack-passed argument n (1 = the 7th argument), read at function entry. */
 static __always_inline __u64 stack_arg(struct pt_regs *ctx, int n)
 {
-	__u64 v = 0;
-
-	bpf_probe_read_user(&v, sizeof(v), (void *)(PT_REGS_SP(ctx) + 8 * n));
-	return v;
+	return stack_word(ctx, n);
 }
 
 static __always_inline struct gcm_hkey hkey(void *ctx, __u64 handle)
