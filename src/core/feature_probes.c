@@ -79,7 +79,8 @@ static struct probe_bpf *load_only(const char *prog_name, int *err)
 
 /* ---- releasing probe links off the start-up path ------------------------------ */
 
-#define MAX_RELEASES 8
+/* The probes' links, and the registration warm-up's (uprobe_warm.c) */
+#define MAX_RELEASES 40
 
 static pthread_mutex_t release_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t releases[MAX_RELEASES];
@@ -116,6 +117,24 @@ static void close_later(int fd)
 	pthread_mutex_unlock(&release_lock);
 	if (!started)
 		close(fd);
+}
+
+void rs_probe_close_later(int fd)
+{
+	close_later(fd);
+}
+
+int rs_own_code_offset(uintptr_t addr, struct ringside_vma *vma, uint64_t *off)
+{
+	struct ringside_procmaps *pm;
+	int err = ringside_procmaps_open(getpid(), RINGSIDE_PROCMAPS_AUTO, &pm);
+
+	if (!err)
+		err = ringside_procmaps_query(pm, addr, RINGSIDE_QUERY_FILE_BACKED, vma);
+	ringside_procmaps_close(pm);
+	if (!err)
+		*off = addr - vma->start + vma->offset;
+	return err;
 }
 
 /*
@@ -242,13 +261,8 @@ void rs_probe_attach_btf(struct ringside_feature_result *r, const struct rs_btf 
  */
 bool rs_probe_uprobe_link_type(unsigned int attach_type)
 {
-	const struct bpf_insn ret0[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = attach_type);
 	uint64_t offset = 0;
-	int prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "probe_link_type", "GPL", ret0, 2, &opts);
+	int prog = rs_uprobe_noop_prog(attach_type);
 	int fd;
 
 	if (prog < 0)
@@ -410,12 +424,12 @@ void rs_probe_uprobes(struct ringside_features *out)
 	struct ringside_feature_result *r = &out->f[RINGSIDE_FEAT_UPROBE];
 	struct ringside_feature_result *multi = &out->f[RINGSIDE_FEAT_UPROBE_MULTI];
 	struct ringside_feature_result *session = &out->f[RINGSIDE_FEAT_UPROBE_SESSION];
-	struct ringside_procmaps *pm = NULL;
 	struct ringside_vma *vma = malloc(sizeof(*vma));
 	struct bpf_link *entry = NULL, *ret = NULL;
 	struct ring_buffer *rb = NULL;
 	struct probe_bpf *skel, *all_kinds = NULL;
 	uintptr_t addr = (uintptr_t)rs_probe_target;
+	uint64_t file_off = 0;
 	size_t off;
 	int err, records = 0;
 
@@ -423,10 +437,8 @@ void rs_probe_uprobes(struct ringside_features *out)
 		rs_feature_set(r, false, "out of memory");
 		return;
 	}
-	err = ringside_procmaps_open(getpid(), RINGSIDE_PROCMAPS_AUTO, &pm);
-	if (!err)
-		err = ringside_procmaps_query(pm, addr, RINGSIDE_QUERY_FILE_BACKED, vma);
-	ringside_procmaps_close(pm);
+	err = rs_own_code_offset(addr, vma, &file_off);
+	off = (size_t)file_off;
 	if (err) {
 		rs_feature_set(r, false, "cannot find own text mapping: %s", strerror(-err));
 		rs_feature_set(multi, false, "cannot find own text mapping: %s", strerror(-err));
@@ -434,7 +446,6 @@ void rs_probe_uprobes(struct ringside_features *out)
 		free(vma);
 		return;
 	}
-	off = addr - vma->start + vma->offset;
 	all_kinds = load_uprobe_kinds();
 	skel = all_kinds ? all_kinds : probe_bpf__open();
 	if (!skel) {

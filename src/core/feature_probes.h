@@ -3,9 +3,11 @@
 #ifndef RINGSIDE_FEATURE_PROBES_H
 #define RINGSIDE_FEATURE_PROBES_H
 
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 
 #include "btf_reader.h"
+#include "ringside/procmaps.h"
 #include "ringside/ringside.h"
 
 void rs_feature_set(struct ringside_feature_result *r, bool present, const char *fmt, ...)
@@ -49,5 +51,9 @@ void rs_probe_links_released(void);
  */
 void rs_probe_session_starting(void);
 void rs_probe_session_started(void);
+/* Release a uprobe link's fd as the probes' are: kept while a session starts, then on a thread. */
+void rs_probe_close_later(int fd);
+/* The file (vma->name) and file offset of the code at addr in this process. */
+int rs_own_code_offset(uintptr_t addr, struct ringside_vma *vma, uint64_t *off);
 
 #endif

@@ -20,6 +20,7 @@
 #include "libbpf_btf.h"
 #include "proc_stat.h"
 #include "totals.h"
+#include "uprobe_warm.h"
 #include "ringside/resolve.h"
 
 #define RS_DEFAULT_RINGBUF (256 * 1024)
@@ -591,8 +592,10 @@ static int settle_variants(struct rs_collector *c)
 }
 
 /* Undo a failed attach: the kept BTF, whatever was loaded and attached, the probes' threads. */
-static int attach_failed(struct ringside_session *s, const struct rs_collector *c, int err)
+static int attach_failed(struct ringside_session *s, const struct rs_collector *c, int err,
+			 struct rs_uprobe_warm *warm)
 {
+	rs_uprobe_warm_stop(warm);
 	stop_keeping_btf(s);
 	if (!s->errmsg[0])
 		rs_fail(s, err, "%s: %s", c->ops->name, ringside_strerror(err));
@@ -605,6 +608,7 @@ static int attach_failed(struct ringside_session *s, const struct rs_collector *
 
 int ringside_session_attach(struct ringside_session *s)
 {
+	struct rs_uprobe_warm *warm = NULL;
 	int err;
 
 	if (s->attached)
@@ -625,8 +629,11 @@ int ringside_session_attach(struct ringside_session *s)
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
 		err = choose_variants(c, false);
 		if (err)
-			return attach_failed(s, c, err);
+			return attach_failed(s, c, err, NULL);
 	}
+	for (struct rs_collector *c = s->collectors; c && !warm; c = c->next)
+		if (c->ops->attaches_uprobes)
+			warm = rs_uprobe_warm_start();
 	/*
 	 * The view is kept through the loads: each cuts its CO-RE types from
 	 * it (core_btf.h), and in the ringside binary what libbpf looks up for
@@ -639,12 +646,12 @@ int ringside_session_attach(struct ringside_session *s)
 		err = c->ops->load(c);
 		core_btf_loaded(c);
 		if (err)
-			return attach_failed(s, c, err);
+			return attach_failed(s, c, err, warm);
 	}
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
 		err = settle_variants(c);
 		if (err)
-			return attach_failed(s, c, err);
+			return attach_failed(s, c, err, warm);
 	}
 	stop_keeping_btf(s);
 	for (struct rs_collector *c = s->collectors; c; c = c->next) {
@@ -652,10 +659,11 @@ int ringside_session_attach(struct ringside_session *s)
 		if (!err)
 			err = add_ring(s, c);
 		if (err)
-			return attach_failed(s, c, err);
+			return attach_failed(s, c, err, warm);
 		s->st.collectors++;
 		s->st.links += c->nr_links + c->nr_link_fds;
 	}
+	rs_uprobe_warm_stop(warm);
 	s->attached = true;
 	/* The feature probes' links are released (a grace period, ~100 ms) on
 	 * threads from here, once no other session is starting: not waited

@@ -29,6 +29,8 @@ struct rs_collector_ops {
 	bool (*part_unused)(const struct rs_collector *c, unsigned int part);
 	/* Open the skeleton, set .rodata (filter included) and load it. */
 	int (*load)(struct rs_collector *c);
+	/* Its attach registers uprobes: the loads keep that fast (uprobe_warm.h). */
+	bool attaches_uprobes;
 	/* Attach programs; store links in c->links. */
 	int (*attach)(struct rs_collector *c);
 	/*

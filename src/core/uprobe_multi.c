@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/bpf.h>
+#include <bpf/bpf.h>
 
 #include "uprobe_multi.h"
 
@@ -57,4 +58,16 @@ int rs_uprobe_session_link(int prog_fd, const char *path, const uint64_t *offset
 {
 	return link_create(RS_BPF_TRACE_UPROBE_SESSION, prog_fd, path, offsets, cookies, cnt, pid,
 			   false);
+}
+
+int rs_uprobe_noop_prog(unsigned int attach_type)
+{
+	const struct bpf_insn ret0[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = attach_type);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "probe_noop", "GPL", ret0, 2, &opts);
+
+	return fd < 0 ? -errno : fd;
 }

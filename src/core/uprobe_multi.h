@@ -28,5 +28,11 @@ int rs_uprobe_multi_link(int prog_fd, const char *path, const uint64_t *offsets,
 /* The same as a session link (ret does not apply). */
 int rs_uprobe_session_link(int prog_fd, const char *path, const uint64_t *offsets,
 			   const uint64_t *cookies, unsigned int cnt, pid_t pid);
+/*
+ * A uprobe program that does nothing (returns 0), loaded for attach_type:
+ * its fd, or a negative errno (the kernel does not know the type, or
+ * refuses the load).
+ */
+int rs_uprobe_noop_prog(unsigned int attach_type);
 
 #endif

@@ -580,6 +580,7 @@ const struct rs_collector_ops rs_gcm_ops = {
 	.nr_parts = RS_NR(gcm_parts),
 	.part_unused = gcm_part_unused,
 	.load = gcm_load,
+	.attaches_uprobes = true,
 	.attach = gcm_attach,
 	.inspect = gcm_inspect,
 	.destroy = gcm_destroy,
