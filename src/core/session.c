@@ -232,7 +232,7 @@ static int find_readonly_segment(struct dl_phdr_info *info, size_t size, void *a
 	return 0;
 }
 
-static void unmap_object_bytes(const void *(*elf_bytes)(size_t *size))
+void rs_unmap_object_bytes(const void *(*elf_bytes)(size_t *size))
 {
 	size_t size, page = (size_t)sysconf(_SC_PAGESIZE);
 	struct segment_query q = { .addr = (uintptr_t)elf_bytes(&size) };
@@ -294,7 +294,7 @@ int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_fi
 	/* What libbpf looks up in the kernel's BTF for it: its externs now, its programs' targets at load. */
 	elf = elf_bytes(&size);
 	rs_libbpf_btf_loading(c->obj, c->core_btf.fd >= 0 || !c->core_btf.nr_relos, elf, size);
-	unmap_object_bytes(elf_bytes);
+	rs_unmap_object_bytes(elf_bytes);
 
 	*rodata_filter = c->s->filter;
 	/* Wake the reader per 1/8 of the ring; poll() drains the rest on timeout. */

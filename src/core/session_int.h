@@ -116,6 +116,11 @@ int rs_session_add(struct ringside_session *s, const struct rs_collector_ops *op
 		   void *priv);
 
 /*
+ * Give back the pages of an object's embedded ELF image (X__elf_bytes) once
+ * libbpf has its copies: read-only file pages, faulted back in if read.
+ */
+void rs_unmap_object_bytes(const void *(*elf_bytes)(size_t *size));
+/*
  * Common pre-load step for a skeleton just opened: size the ring buffer,
  * copy the filter into the object's .rodata copy pointed to by
  * rodata_filter, set the programs' autoload from the chosen variants, and

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A collector's programs verified on two CPUs at once.
+ *
+ * The verifier runs programs of privileged loaders in parallel, but libbpf
+ * loads an object's programs one after another: gcm's 40 programs took
+ * 50-60 ms of one CPU, half or more of its start. So the collector's object
+ * is loaded for its maps alone, and its programs are loaded by two more
+ * opens of the same ELF image that take those maps over, one on a thread
+ * and one on the caller's: the two halves balanced by size.
+ *
+ *   rs_split_plan()   before the load: which programs, and whether to split
+ *   (load the object: its maps, and its programs when not split)
+ *   rs_split_load()   after it: the programs, in the two program objects
+ *   rs_split_prog()   a loaded program by name, wherever it was loaded
+ */
+#ifndef RINGSIDE_SPLIT_LOAD_H
+#define RINGSIDE_SPLIT_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <bpf/libbpf.h>
+
+struct rs_collector;
+
+/* Fewer programs than this load in the object itself: two more opens would cost more. */
+#define RS_SPLIT_MIN_PROGS 4
+#define RS_SPLIT_MAX_PROGS 128
+
+struct rs_split {
+	bool split;			/* the programs load in objs[], not in the object */
+	struct bpf_object *objs[2];	/* [0] on a thread, [1] on the caller's */
+	unsigned int nr_progs;		/* the object's programs, in its order */
+	bool want[RS_SPLIT_MAX_PROGS];	/* which of them load */
+};
+
+/*
+ * Before loading obj (autoload set): split when there are enough programs,
+ * a second CPU, and each half's CO-RE reads the cut (core_btf.h). Splitting
+ * switches every program of obj off, so its load makes the maps alone;
+ * main_prog (NULL: none) must load on the caller's thread, which libbpf's
+ * kernel BTF lookups are routed for (libbpf_btf.h). Nothing to undo.
+ */
+void rs_split_plan(struct rs_collector *c, struct bpf_object *obj, struct rs_split *sp);
+/*
+ * After obj's load: load the programs it was planned with, split, from
+ * elf_bytes' image. 0 (nothing to do when not split), or the first
+ * failing half's error, with nothing of either left.
+ */
+int rs_split_load(struct rs_collector *c, struct bpf_object *obj,
+		  const void *(*elf_bytes)(size_t *size), const char *main_prog,
+		  struct rs_split *sp);
+/* The program named name as loaded: in a half, or in obj when not split. */
+struct bpf_program *rs_split_prog(const struct rs_split *sp, struct bpf_object *obj,
+				  const char *name);
+/* The objects holding the loaded programs (obj, or the two halves): their count. */
+unsigned int rs_split_objects(const struct rs_split *sp, struct bpf_object *obj,
+			      struct bpf_object *out[2]);
+void rs_split_free(struct rs_split *sp);
+
+#endif
