@@ -663,7 +663,13 @@ int ringside_session_attach(struct ringside_session *s)
 		s->st.collectors++;
 		s->st.links += c->nr_links + c->nr_link_fds;
 	}
-	rs_uprobe_warm_stop(warm);
+	if (warm) {
+		unsigned int made = rs_uprobe_warm_stop(warm);
+
+		rs_note(s, "uprobes: registration kept fast through the loads: %u no-op "
+			"registration%s on ringside's own code, released after the start%s", made,
+			made == 1 ? "" : "s", made ? "" : " (none: no uprobe_multi links here)");
+	}
 	s->attached = true;
 	/* The feature probes' links are released (a grace period, ~100 ms) on
 	 * threads from here, once no other session is starting: not waited

@@ -94,19 +94,23 @@ struct rs_uprobe_warm *rs_uprobe_warm_start(void)
 	return w;
 }
 
-void rs_uprobe_warm_stop(struct rs_uprobe_warm *w)
+unsigned int rs_uprobe_warm_stop(struct rs_uprobe_warm *w)
 {
+	unsigned int made;
+
 	if (!w)
-		return;
+		return 0;
 	pthread_mutex_lock(&w->lock);
 	w->stop = true;
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
+	made = w->nr_fds;
 	for (unsigned int i = 0; i < w->nr_fds; i++)
 		rs_probe_close_later(w->fds[i]);
 	close(w->prog_fd);
 	pthread_cond_destroy(&w->wake);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
+	return made;
 }

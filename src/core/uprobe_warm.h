@@ -24,8 +24,9 @@ struct rs_uprobe_warm;
 struct rs_uprobe_warm *rs_uprobe_warm_start(void);
 /*
  * Stop it (NULL is fine): its links are released as the feature probes'
- * are (feature_probes.h), on threads once no session is starting.
+ * are (feature_probes.h), on threads once no session is starting. The
+ * registrations it made.
  */
-void rs_uprobe_warm_stop(struct rs_uprobe_warm *w);
+unsigned int rs_uprobe_warm_stop(struct rs_uprobe_warm *w);
 
 #endif

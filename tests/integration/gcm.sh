@@ -111,6 +111,20 @@ grep -q 'call ends by entry+return, since uprobe_session is missing (switched of
 	pass "gcm_switched_off_session_settles (loaded again: $reloaded)" ||
 	fail gcm_switched_off_session_settles "$(grep 'call ends' "$tmp/reload.err")"
 python3 tests/integration/gcm_check.py "$tmp/reload.expect" "$tmp/reload.json" "$pid" | sed 's/^\(PASS\|FAIL\) gcm_/\1 gcm_settled_/'
+# The same counts came from programs verified in two halves (split_load.h),
+# with uprobe registration kept fast through the loads (uprobe_warm.h).
+if [ "$(nproc)" -ge 2 ]; then
+	grep -q 'gcm: programs verified in two halves at once ([0-9]* and [0-9]* instructions)$' "$tmp/reload.err" &&
+		pass gcm_load_split_on_two_cpus || fail gcm_load_split_on_two_cpus "$(grep -m3 '^gcm:' "$tmp/reload.err")"
+else
+	skip gcm_load_split_on_two_cpus "one CPU"
+fi
+if "$RINGSIDE" features 2>/dev/null | grep -q '^uprobe_multi *yes'; then
+	grep -q "uprobes: registration kept fast through the loads: [1-9][0-9]* no-op registrations\?" "$tmp/reload.err" &&
+		pass gcm_uprobe_registration_warm || fail gcm_uprobe_registration_warm "$(grep -m2 'uprobes:' "$tmp/reload.err")"
+else
+	skip gcm_uprobe_registration_warm "no uprobe_multi links here"
+fi
 
 # 3. System-wide (the system's libraries, every process), narrowed by --comm.
 run_traced sys -- --comm gcm_workload
