@@ -13,7 +13,8 @@
 void rs_split_plan(struct rs_collector *c, struct bpf_object *obj, struct rs_split *sp)
 {
 	struct bpf_program *p;
-	unsigned int i = 0, used = 0;
+	unsigned int i = 0;
+	size_t insns = 0;
 
 	memset(sp, 0, sizeof(*sp));
 	/* Without the cut a half's CO-RE would ask libbpf's kernel BTF, routed for one object only. */
@@ -23,9 +24,10 @@ void rs_split_plan(struct rs_collector *c, struct bpf_object *obj, struct rs_spl
 		if (i == RS_SPLIT_MAX_PROGS)
 			return;
 		sp->want[i] = bpf_program__autoload(p);
-		used += sp->want[i++];
+		if (sp->want[i++])
+			insns += bpf_program__insn_cnt(p);
 	}
-	if (used < RS_SPLIT_MIN_PROGS)
+	if (insns < RS_SPLIT_MIN_INSNS)
 		return;
 	sp->nr_progs = i;
 	sp->split = true;
