@@ -199,7 +199,7 @@ static int gcm_load(struct rs_collector *c)
 	bpf_map__set_autocreate(g->skel->maps.go_calls, any_go);
 	bpf_map__set_autocreate(g->skel->maps.exec_seen, g->watch_exec);
 	/*
-	 * Verified on two CPUs, a start is 20-30 ms shorter, for 1.5 MB more
+	 * Verified on two CPUs, a start is about 20 ms shorter, for 1.4 MB more
 	 * resident (two more libbpf objects, kept for the programs attached
 	 * later). The agent, which stays up for days, keeps the memory.
 	 */
