@@ -228,8 +228,13 @@ static int reclaim_attach(struct rs_collector *c)
 						     r->skel->progs.reclaim_fentry_tfmcp :
 						     r->skel->progs.reclaim_fentry4_tfmcp);
 
-	/* Records name their trigger from here on: the symbols are read meanwhile. */
-	if (!err)
+	/*
+	 * Records name their trigger from here on: the symbols are read
+	 * meanwhile. Not where the walk is due at the first poll (agent mode,
+	 * the kernel's name lookup in force): its 50 ms of CPU would take one
+	 * of the two CPUs the other collectors' loads are still using.
+	 */
+	if (!err && r->trig_check != TRIG_WALK_DUE)
 		rs_ksyms_start(r->ksyms);
 	return err;
 }
