@@ -292,6 +292,7 @@ int rs_collector_prepare(struct rs_collector *c, struct rs_filter_cfg *rodata_fi
 	int err;
 
 	/* What libbpf looks up in the kernel's BTF for it: its externs now, its programs' targets at load. */
+	c->elf_bytes = elf_bytes;
 	elf = elf_bytes(&size);
 	rs_libbpf_btf_loading(c->obj, c->core_btf.fd >= 0 || !c->core_btf.nr_relos, elf, size);
 	rs_unmap_object_bytes(elf_bytes);
@@ -682,6 +683,14 @@ int ringside_session_attach(struct ringside_session *s)
 	 * for hours: give it back.
 	 */
 	malloc_trim(0);
+	/*
+	 * The objects' bytes are read again after each skeleton's open: by the
+	 * two-CPU load's opens, and by other sessions' opens beside this one
+	 * (the agent's), each faulting a 256 KB window back in.
+	 */
+	for (struct rs_collector *c = s->collectors; c; c = c->next)
+		if (c->elf_bytes)
+			rs_unmap_object_bytes(c->elf_bytes);
 	return 0;
 }
 

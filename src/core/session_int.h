@@ -57,6 +57,7 @@ struct rs_collector {
 	bool choices_settled;			/* from the features' tests, not a claim */
 	struct rs_core_btf core_btf;		/* CO-RE's kernel types, open until load() ends */
 	struct bpf_object_open_opts open_opts;	/* what load() opens its skeleton with */
+	const void *(*elf_bytes)(size_t *size);	/* the skeleton's embedded object, once prepared */
 	struct bpf_link **links;
 	unsigned int nr_links, cap_links;
 	int *link_fds;			/* links made by raw BPF_LINK_CREATE */

@@ -241,14 +241,24 @@ kill $prom; wait $prom 2>/dev/null; prom=
 kill -TERM $ag; wait $ag; rc=$?; ag=
 [ "$rc" = 0 ] && pass agent_stops_on_sigterm || fail agent_stops_on_sigterm "exit $rc"
 
+# The rings' sizes, from the agent's own map fds: PID -> sorted max_entries of its ring buffers.
+ring_sizes() {
+	for f in /proc/$1/fdinfo/*; do
+		awk '/^map_type:/ { t = $2 } /^max_entries:/ { n = $2 } END { if (t == 27) print n }' "$f" 2>/dev/null
+	done | sort -n | tr '\n' ' '
+}
+
 # Cardinality: 500 process names, 100 label sets kept per metric, the rest
 # folded into __other__ and counted; no operation lost. This agent counts
 # without timing (the default): OpenSSL messages end at finish alone, and
 # seals, opens and tag failures are still exact.
 port2=$(free_port)
 "$RINGSIDE" agent --web.listen-address "127.0.0.1:$port2" --max-series 100 --no-collector.reclaim \
-	>/dev/null 2>"$tmp/agent2.err" & ag2=$!
+	--ringbuf-size 16K >/dev/null 2>"$tmp/agent2.err" & ag2=$!
 wait_for "$tmp/agent2.err" '^ringside: serving' 120 || fail agent_cardinality_starts "$(tail -2 "$tmp/agent2.err")"
+sizes=$(ring_sizes $ag2)
+[ -n "$sizes" ] && [ -z "${sizes//16384 /}" ] && pass agent_ringbuf_size_option ||
+	fail agent_ringbuf_size_option "rings: $sizes"
 mkdir "$tmp/names"
 for i in $(seq 500); do
 	ln -s "$RS_PROGS/gcm_workload" "$tmp/names/card$i"
@@ -290,6 +300,9 @@ port3=$(free_port)
 "$RINGSIDE" agent --web.listen-address "127.0.0.1:$port3" --no-collector.reclaim --no-collector.btrfs \
 	--no-collector.kernel-gcm >/dev/null 2>"$tmp/agent3.err" & ag2=$!
 wait_for "$tmp/agent3.err" '^ringside: serving' 120 || fail agent_names_start "$(tail -2 "$tmp/agent3.err")"
+# Only tag failures and program starts cross its ring: 64 KiB by default.
+[ "$(ring_sizes $ag2)" = "65536 " ] && pass agent_ring_default_64k ||
+	fail agent_ring_default_64k "rings: $(ring_sizes $ag2)"
 taskset -c 0 "$RS_PROGS/gcm_workload" --names 300 >"$tmp/names.out" 2>&1 ||
 	fail agent_names_workload "$(tail -2 "$tmp/names.out")"
 curl -s "http://127.0.0.1:$port3/metrics" >"$tmp/names.prom"
@@ -331,6 +344,7 @@ bad port_in_use "cannot listen on 127.0.0.1:$busy" --web.listen-address "127.0.0
 kill $holder; wait $holder 2>/dev/null
 bad unknown_collector "unknown option '--collector.foo'" --collector.foo
 bad bad_address "--web.listen-address nonsense" --web.listen-address nonsense
+bad bad_ringbuf_size "--ringbuf-size '3000' must be a power of two" --ringbuf-size 3000
 
 [ "$(bpf_links)" = "$links_before" ] && pass agent_nothing_left_attached ||
 	fail agent_nothing_left_attached "links before $links_before, after $(bpf_links)"
