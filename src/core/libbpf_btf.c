@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The kernel's BTF libbpf gets for one object's load: what it looks up, or the whole (libbpf_btf.h). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <gelf.h>
@@ -30,6 +32,7 @@ static __thread struct {
 	struct lookup extra[8];
 	unsigned int nr_extra;
 	bool extra_overflow;
+	bool own_targets;	/* a program whose target ringside finds (RS_ITER_SEC) */
 	char what[160];		/* what libbpf got, for -v */
 } loading;
 
@@ -125,6 +128,7 @@ void rs_libbpf_btf_loading(const struct bpf_object *obj, bool core_cut, const vo
 	loading.core_cut = core_cut;
 	loading.nr_extra = 0;
 	loading.extra_overflow = false;
+	loading.own_targets = false;
 	loading.what[0] = '\0';
 	if (obj)
 		extern_lookups(obj, elf_bytes, size);
@@ -190,6 +194,11 @@ static bool object_lookups(const struct bpf_object *obj, struct lookup *ls, unsi
 			break;
 		default:
 			return false;
+		}
+		/* Its target is ringside's to find (rs_libbpf_iter_sections()). */
+		if (sec && !strncmp(sec, RS_ITER_SEC, strlen(RS_ITER_SEC))) {
+			loading.own_targets = true;
+			continue;
 		}
 		target = sec ? strchr(sec, '/') : NULL;
 		if (!target || !add_lookup(ls, n, prefix, target + 1, kind))
@@ -345,6 +354,11 @@ static struct btf *lookups_only(const struct rs_btf *k)
 	for (unsigned int i = 0; i < loading.nr_extra; i++)
 		if (!add_lookup(ls, &n, "", loading.extra[i].name, loading.extra[i].kind))
 			return NULL;
+	/* Every target is ringside's to find: libbpf asks only because the programs trace. */
+	if (!n && loading.own_targets) {
+		snprintf(loading.what, sizeof(loading.what), "none (its iterator's target found here)");
+		return btf__new_empty();
+	}
 	if (!n || !find_all(k, ls, n))
 		return NULL;	/* none: libbpf asked anyway; one missing: modules' BTF */
 	for (unsigned int i = 0; i < n; i++)
@@ -384,4 +398,44 @@ struct btf *rs_libbpf_vmlinux_btf(void)
 	if (!btf)
 		errno = err;
 	return btf;
+}
+
+/*
+ * An iterator program's target, found in ringside's view of the kernel's
+ * BTF (the FUNC bpf_iter_<name> its section names) and handed to the load.
+ */
+static int iter_prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opts, long cookie)
+{
+	const char *sec = bpf_program__section_name(prog);
+	const struct rs_btf *k = rs_kernel_btf_get();
+	struct lookup l;
+	unsigned int n = 0;
+	int err = 0;
+
+	(void)cookie;
+	if (!k || !sec || !add_lookup(&l, &n, "bpf_iter_", sec + strlen(RS_ITER_SEC), BTF_KIND_FUNC) ||
+	    !find_all(k, &l, n))
+		err = -ESRCH;
+	else
+		opts->attach_btf_id = (__u32)l.id;
+	rs_kernel_btf_put();
+	return err;
+}
+
+static int iter_handler = -1;
+
+static void register_iter_sections(void)
+{
+	LIBBPF_OPTS(libbpf_prog_handler_opts, hopts, .prog_prepare_load_fn = iter_prepare_load);
+
+	iter_handler = libbpf_register_prog_handler(RS_ITER_SEC, BPF_PROG_TYPE_TRACING, BPF_TRACE_ITER,
+						    &hopts);
+}
+
+int rs_libbpf_iter_sections(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, register_iter_sections);
+	return iter_handler < 0 ? iter_handler : 0;
 }

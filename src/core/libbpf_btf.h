@@ -42,6 +42,19 @@ void rs_libbpf_btf_need(const char *name, __u16 kind);
  */
 const char *rs_libbpf_btf_loaded(void);
 
+/*
+ * Iterator programs in sections named RS_ITER_SEC "name" (SEC("ringside.iter/ksym")):
+ * their target, the kernel's FUNC bpf_iter_<name>, is found in ringside's
+ * own view of the kernel's BTF and handed to the load, so that libbpf gets
+ * none of it. Under libbpf's own "iter/" sections, the lookup of one name
+ * had libbpf build BTF numbered as the kernel's up to it: bpf_iter_ksym is
+ * type 63,593 here, 1.1 MB of placeholders for the while of a load.
+ * Registered once per process, before the first such object is opened:
+ * 0, or libbpf's error.
+ */
+#define RS_ITER_SEC "ringside.iter/"
+int rs_libbpf_iter_sections(void);
+
 /* What btf__load_vmlinux_btf() returns in the binary: NULL with errno without a kernel BTF. */
 struct btf *rs_libbpf_vmlinux_btf(void);
 /* True in the ringside binary, where libbpf asks rs_libbpf_vmlinux_btf(). */

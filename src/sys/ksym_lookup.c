@@ -11,12 +11,8 @@
 #include "ksyms.h"
 #include "ksym_lookup.skel.h"
 
-/*
- * The size in "%pS" text of a symbol's first byte: "NAME+0x0/0xSIZE", a
- * module's name after it. The name may be another at the same address (an
- * alias): the size is the address's all the same. 0 for anything else.
- */
-static uint64_t size_from_text(const char *text)
+/* The name may be another at the same address (an alias): the size is the address's all the same. */
+uint64_t rs_ksym_size_from_text(const char *text)
 {
 	const char *p = strchr(text, '+');
 	char *end;
@@ -56,7 +52,7 @@ int rs_ksym_lookup_first(const struct rs_ksym_tag *tags, size_t nr_tags,
 
 		if (!addr)
 			continue;	/* not in this kernel */
-		size = size_from_text(skel->bss->sym_text[i]);
+		size = rs_ksym_size_from_text(skel->bss->sym_text[i]);
 		if (!size) {
 			err = -EPROTO;
 			break;

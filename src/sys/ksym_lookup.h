@@ -15,6 +15,7 @@
 
 #ifndef __bpf__
 #include <stddef.h>
+#include <stdint.h>
 
 struct rs_ksym_tag;
 struct rs_ksym_range;
@@ -30,6 +31,11 @@ struct rs_ksym_range;
  */
 int rs_ksym_lookup_first(const struct rs_ksym_tag *tags, size_t nr_tags,
 			 struct rs_ksym_range *out, size_t *n);
+/*
+ * The size in "%pS" text of a symbol's first byte: "NAME+0x0/0xSIZE", a
+ * module's name after it; 0 for anything else.
+ */
+uint64_t rs_ksym_size_from_text(const char *text);
 #endif
 
 #endif

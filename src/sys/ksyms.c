@@ -29,10 +29,11 @@ struct rs_ksyms {
  * The kernel takes 40 ms here to format /proc/kallsyms (121,000 lines),
  * and the parse of its text ~10 ms more: more than a tracer's whole
  * start-up. The BPF iterator (ksyms_iter.h) walks the same symbols in 30 ms
- * with nothing to parse. The ranges are needed only when the first record is
- * decoded, so rs_ksyms_start() reads on a thread once the programs are
- * attached (the agent's reclaim, which hands them to the kernel, from its
- * start), and the first lookup waits for it.
+ * and hands over only the tagged functions. The ranges are needed only when
+ * the first record is decoded, so rs_ksyms_start() reads on a thread once
+ * the programs are attached (the agent's reclaim at its first poll: the
+ * kernel's name lookup serves until then), and the first lookup waits for
+ * it.
  */
 struct rs_ksyms_loader {
 	pthread_mutex_t lock;
@@ -87,6 +88,27 @@ struct text_walk {
 
 static int walk_add(void *arg, uint64_t addr, int rank);
 static int walk_finish(struct text_walk *w, int err);
+static int settle_ranges(struct rs_ksyms *ks, int err);
+
+/* The iterator's tagged functions into ks, each with the size the kernel gives it. */
+struct iter_fill {
+	struct rs_ksyms *ks;
+	size_t cap_ranges;
+};
+
+static bool grow(void **arr, size_t n, size_t *cap, size_t sz);
+
+static int iter_add(void *arg, uint64_t start, uint64_t size, int rank)
+{
+	struct iter_fill *f = arg;
+	struct rs_ksyms *ks = f->ks;
+
+	if (!grow((void **)&ks->ranges, ks->n, &f->cap_ranges, sizeof(*ks->ranges)))
+		return -ENOMEM;
+	ks->ranges[ks->n++] = (struct rs_ksym_range){ start, start + size, ks->tags[rank].tag,
+						      (uint8_t)rank };
+	return 0;
+}
 
 /*
  * Read the kernel's symbols into ks: the thread's body, or the waiter's when
@@ -96,17 +118,21 @@ static int walk_finish(struct text_walk *w, int err);
 static void *load_thread(void *arg)
 {
 	struct rs_ksyms *ks = arg;
-	struct text_walk w = { .ks = ks };
+	struct iter_fill fill = { .ks = ks };
+	size_t nr_text;
 	FILE *f;
 	char *buf;
 	int err;
 
-	err = rs_ksyms_iter_walk(ks->tags, ks->nr_tags, walk_add, &w, &ks->loader->stop);
-	err = walk_finish(&w, err);
+	err = rs_ksyms_iter_walk(ks->tags, ks->nr_tags, iter_add, &fill, &ks->loader->stop, &nr_text);
+	/* No text address: kptr_restrict hides them from us, every stack reads as unknown. */
+	if (!err && !nr_text)
+		err = -EPERM;
+	err = settle_ranges(ks, err);
 	/*
-	 * The iterator's load (libbpf's object, the kernel's BTF it looks its
-	 * target up in) was made on this thread: its heap is not the main one,
-	 * and glibc trims a thread's heap only on request.
+	 * The iterator's load (libbpf's object, the CO-RE cut) was made on
+	 * this thread: its heap is not the main one, and glibc trims a thread's
+	 * heap only on request.
 	 */
 	malloc_trim(0);
 	if (!err || err == -ECANCELED || err == -ENOMEM) {
@@ -352,6 +378,12 @@ static int walk_finish(struct text_walk *w, int err)
 				ks->ranges[r].end = w->addrs[i];
 	unmap_addrs(w->addrs, w->cap_addrs);
 	*w = (struct text_walk){ .ks = ks };
+	return settle_ranges(ks, err);
+}
+
+/* The ranges in lookup order, or none on err: err. */
+static int settle_ranges(struct rs_ksyms *ks, int err)
+{
 	if (err) {
 		free(ks->ranges);
 		ks->ranges = NULL;

@@ -7,6 +7,7 @@
 #include <bpf/libbpf.h>
 
 #include "core_btf.h"
+#include "ksym_lookup.h"
 #include "ksyms.h"
 #include "ksyms_iter.h"
 #include "ksyms.skel.h"
@@ -43,6 +44,9 @@ static int open_iter(struct ksyms_bpf **skel, const struct rs_ksym_tag *tags, si
 	const void *elf = ksyms_bpf__elf_bytes(&size);
 	int err, fd;
 
+	err = rs_libbpf_iter_sections();
+	if (err)
+		return err;
 	rs_core_btf_prepare(elf, size, &cb, &opts);
 	*skel = ksyms_bpf__open_opts(&opts);
 	if (!*skel) {
@@ -64,46 +68,17 @@ static int open_iter(struct ksyms_bpf **skel, const struct rs_ksym_tag *tags, si
 	return fd < 0 ? -errno : fd;
 }
 
-/* The records (ksyms.bpf.c): an address, or 0, a tag's index and an address. */
-struct record_reader {
-	int (*emit)(void *arg, uint64_t addr, int rank);
-	void *arg;
-	unsigned int pending;	/* words still due after a marker: 2, 1, or 0 */
-	int rank;
-};
-
-static int take_word(struct record_reader *r, uint64_t word, size_t nr_tags)
-{
-	switch (r->pending) {
-	case 2:
-		if (word >= nr_tags)
-			return -EPROTO;
-		r->rank = (int)word;
-		r->pending = 1;
-		return 0;
-	case 1:
-		r->pending = 0;
-		return r->emit(r->arg, word, r->rank);
-	default:
-		if (!word) {
-			r->pending = 2;
-			return 0;
-		}
-		return r->emit(r->arg, word, -1);
-	}
-}
-
 int rs_ksyms_iter_walk(const struct rs_ksym_tag *tags, size_t nr_tags,
-		       int (*emit)(void *arg, uint64_t addr, int rank), void *arg,
-		       const atomic_bool *stop)
+		       int (*emit)(void *arg, uint64_t start, uint64_t size, int rank), void *arg,
+		       const atomic_bool *stop, size_t *nr_text)
 {
-	struct record_reader r = { .emit = emit, .arg = arg };
 	struct ksyms_bpf *skel = NULL;
 	struct bpf_link *link = NULL;
-	uint64_t words[8192];	/* 64 KiB a read */
-	size_t have = 0;	/* bytes in words, a partial word at the end */
+	struct rs_ksyms_iter_rec recs[16];	/* a dozen tagged functions, a read or two */
+	size_t have = 0;	/* bytes in recs, a partial record at the end */
 	int fd, err = 0;
 
+	*nr_text = 0;
 	if (!tags_fit(tags, nr_tags))
 		return -E2BIG;
 	fd = open_iter(&skel, tags, nr_tags, &link);
@@ -112,13 +87,13 @@ int rs_ksyms_iter_walk(const struct rs_ksym_tag *tags, size_t nr_tags,
 		goto out;
 	}
 	for (;;) {
-		ssize_t n = read(fd, (char *)words + have, sizeof(words) - have);
+		ssize_t n = read(fd, (char *)recs + have, sizeof(recs) - have);
 		size_t full;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			err = n < 0 ? -errno : have % 8 || r.pending ? -EPROTO : 0;
+			err = n < 0 ? -errno : have ? -EPROTO : 0;
 			break;
 		}
 		if (stop && atomic_load_explicit(stop, memory_order_relaxed)) {
@@ -126,15 +101,24 @@ int rs_ksyms_iter_walk(const struct rs_ksym_tag *tags, size_t nr_tags,
 			break;
 		}
 		have += (size_t)n;
-		full = have / 8;
-		for (size_t i = 0; i < full && !err; i++)
-			err = take_word(&r, words[i], nr_tags);
+		full = have / sizeof(recs[0]);
+		for (size_t i = 0; i < full && !err; i++) {
+			uint64_t size;
+
+			recs[i].text[sizeof(recs[i].text) - 1] = '\0';
+			size = rs_ksym_size_from_text(recs[i].text);
+			err = recs[i].rank >= nr_tags || !size ? -EPROTO :
+			      emit(arg, recs[i].addr, size, (int)recs[i].rank);
+		}
 		if (err)
 			break;
-		memmove(words, (char *)words + full * 8, have - full * 8);
-		have -= full * 8;
+		memmove(recs, (char *)recs + full * sizeof(recs[0]), have - full * sizeof(recs[0]));
+		have -= full * sizeof(recs[0]);
 	}
 	close(fd);
+	/* The walk's count, read from the program's .bss through its mapping. */
+	if (!err)
+		*nr_text = (size_t)skel->bss->nr_text;
 out:
 	bpf_link__destroy(link);
 	ksyms_bpf__destroy(skel);

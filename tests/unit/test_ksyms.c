@@ -130,13 +130,12 @@ static void kernel_read_with_and_without_start(void)
 	rs_ksyms_free(lazy);
 }
 
-static int count_text(void *arg, uint64_t addr, int rank)
+static int count_tagged(void *arg, uint64_t start, uint64_t size, int rank)
 {
 	size_t *counts = arg;
 
-	counts[0]++;
 	counts[1] += rank >= 0;
-	return addr ? 0 : -EINVAL;
+	return start && size ? 0 : -EINVAL;
 }
 
 /*
@@ -161,7 +160,7 @@ static void iterator_and_text_agree(void)
 		unit_.failed = -1;
 		return;
 	}
-	err = rs_ksyms_iter_walk(kernel_tags, 4, count_text, counts, NULL);
+	err = rs_ksyms_iter_walk(kernel_tags, 4, count_tagged, counts, NULL, &counts[0]);
 	if (err == -EINVAL || err == -ENOENT || err == -EOPNOTSUPP) {
 		printf("SKIP %s: no ksym iterator here (%d)\n", unit_.name, err);
 		unit_.failed = -1;
@@ -209,8 +208,8 @@ static void too_many_tags_for_the_iterator(void)
 		unit_.failed = -1;
 		return;
 	}
-	CHECK_EQ_INT(rs_ksyms_iter_walk(many, RS_KSYMS_ITER_TAGS + 1, count_text, (size_t[2]){ 0 }, NULL),
-		     -E2BIG);
+	CHECK_EQ_INT(rs_ksyms_iter_walk(many, RS_KSYMS_ITER_TAGS + 1, count_tagged, (size_t[2]){ 0 }, NULL,
+					&nb), -E2BIG);
 	CHECK_EQ_INT(rs_ksyms_load(two, 2, &by_iter), 0);
 	CHECK_EQ_INT(rs_ksyms_wait(by_text), 0);
 	CHECK_EQ_INT(rs_ksyms_wait(by_iter), 0);
