@@ -157,6 +157,16 @@ void rs_probe_session_starting(void)
 	pthread_mutex_unlock(&release_lock);
 }
 
+bool rs_probe_sessions_starting(void)
+{
+	bool any;
+
+	pthread_mutex_lock(&release_lock);
+	any = sessions_starting > 0;
+	pthread_mutex_unlock(&release_lock);
+	return any;
+}
+
 void rs_probe_session_started(void)
 {
 	int fds[MAX_RELEASES];

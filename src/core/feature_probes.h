@@ -41,9 +41,9 @@ void rs_probe_tracefs(struct ringside_feature_result *r, struct ringside_feature
  */
 void rs_probe_links_released(void);
 /*
- * A session is starting (from its first collector's enable to the end of
- * its attach, or its close): while any is, the probes' links are kept, and
- * released once the last has started. Releasing a perf-event uprobe holds
+ * A session is starting (from its open to the end of its attach, or its
+ * close): while any is, the probes' links are kept, and released once the
+ * last has started. Releasing a perf-event uprobe holds
  * the kernel's trace event lock through its grace period, and uprobe
  * registration waits on it too: a release under way stalled another
  * session's tracepoint attach (perf_event_open) by up to 200 ms, and it
@@ -51,6 +51,8 @@ void rs_probe_links_released(void);
  */
 void rs_probe_session_starting(void);
 void rs_probe_session_started(void);
+/* Is any session starting now? */
+bool rs_probe_sessions_starting(void);
 /* Release a uprobe link's fd as the probes' are: kept while a session starts, then on a thread. */
 void rs_probe_close_later(int fd);
 /* The file (vma->name) and file offset of the code at addr in this process. */

@@ -148,6 +148,9 @@ int ringside_session_open(const struct ringside_session_opts *opts,
 	/* Until the objects are loaded, the kernel's BTF is parsed at most once. */
 	rs_kernel_btf_keep(true);
 	s->keeps_btf = true;
+	/* Starting from its open: sessions opened together see each other start (attach_failed()). */
+	s->starting = true;
+	rs_probe_session_starting();
 	*out = s;
 	return 0;
 }
@@ -592,6 +595,22 @@ static int settle_variants(struct rs_collector *c)
 	return err;
 }
 
+/*
+ * The session's start is over: the feature tests' threads and their links'
+ * releases are waited for, so that nothing of them outlives a caller that
+ * stops here, unless another session is still starting. That one's attach
+ * or close waits, and this one's would wait out the tests its collectors
+ * started (the agent's kernel-gcm, failing where the kernel has neither
+ * fentry nor kprobes, waited ~80 ms for gcm's uprobe tests).
+ */
+static void wait_for_probe_threads(void)
+{
+	if (rs_probe_sessions_starting())
+		return;
+	rs_features_prefetched();
+	rs_probe_links_released();
+}
+
 /* Undo a failed attach: the kept BTF, whatever was loaded and attached, the probes' threads. */
 static int attach_failed(struct ringside_session *s, const struct rs_collector *c, int err,
 			 struct rs_uprobe_warm *warm)
@@ -601,9 +620,8 @@ static int attach_failed(struct ringside_session *s, const struct rs_collector *
 	if (!s->errmsg[0])
 		rs_fail(s, err, "%s: %s", c->ops->name, ringside_strerror(err));
 	ringside_session_detach(s);
-	rs_features_prefetched();
 	session_started(s);
-	rs_probe_links_released();
+	wait_for_probe_threads();
 	return err;
 }
 
@@ -754,9 +772,8 @@ void ringside_session_close(struct ringside_session *s)
 	if (!s)
 		return;
 	ringside_session_detach(s);
-	rs_features_prefetched();
 	session_started(s);
-	rs_probe_links_released();
+	wait_for_probe_threads();
 	for (c = s->collectors; c; c = next) {
 		next = c->next;
 		if (c->ops->release)
