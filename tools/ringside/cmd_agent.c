@@ -109,6 +109,10 @@ struct agent {
 	unsigned int nr_down;
 	pthread_mutex_t lock;			/* the sessions: main thread vs HTTP thread */
 	volatile int ready;
+	/* Whether gcm, started before the port is taken, may attach: 0 not yet told, 1 yes, -1 no. */
+	pthread_mutex_t gate_lock;
+	pthread_cond_t gate_cond;
+	int gate;
 };
 
 static volatile sig_atomic_t agent_stop;
@@ -383,98 +387,127 @@ static int attach_collector(struct agent *a, int col, struct ringside_session *s
 	return 0;
 }
 
-/* A session's attach, on a thread of its own or the caller's. */
-struct attaching {
-	struct ringside_session *s;
+/* A collector's start, enabled then attached, on a thread of its own or the caller's. */
+struct starting {
+	struct agent *a;
+	int col;
+	struct ringside_session *s;	/* opened by the caller */
+	bool gated;			/* attaches only once the gate opens (start_gate()) */
 	pthread_t thread;
 	bool threaded;
-	int err;
+	int err;			/* the enable's or the attach's */
 };
 
-static void *attach_thread(void *arg)
+/* What the gate says, once it has said it. */
+static int gate_wait(struct agent *a)
 {
-	struct attaching *at = arg;
+	int gate;
 
-	at->err = ringside_session_attach(at->s);
+	pthread_mutex_lock(&a->gate_lock);
+	while (!a->gate)
+		pthread_cond_wait(&a->gate_cond, &a->gate_lock);
+	gate = a->gate;
+	pthread_mutex_unlock(&a->gate_lock);
+	return gate;
+}
+
+static void start_gate(struct agent *a, bool open)
+{
+	pthread_mutex_lock(&a->gate_lock);
+	a->gate = open ? 1 : -1;
+	pthread_cond_broadcast(&a->gate_cond);
+	pthread_mutex_unlock(&a->gate_lock);
+}
+
+static void *start_thread(void *arg)
+{
+	struct starting *st = arg;
+
+	st->err = enable_collector(st->a, st->col, st->s);
+	if (!st->err && st->gated && gate_wait(st->a) < 0)
+		st->err = -ECANCELED;
+	if (!st->err)
+		st->err = ringside_session_attach(st->s);
 	return NULL;
 }
 
-static void attach_start(struct attaching *at, struct ringside_session *s, bool here)
+static void start_begin(struct starting *st, bool here)
 {
-	*at = (struct attaching){ .s = s };
-	at->threaded = !here && !pthread_create(&at->thread, NULL, attach_thread, at);
-	if (!at->threaded)
-		attach_thread(at);
+	st->threaded = !here && !pthread_create(&st->thread, NULL, start_thread, st);
+	if (!st->threaded)
+		start_thread(st);
 }
 
-static int attach_finish(struct attaching *at)
+static int start_end(struct starting *st)
 {
-	if (at->threaded)
-		pthread_join(at->thread, NULL);
-	return at->err;
+	if (st->threaded)
+		pthread_join(st->thread, NULL);
+	st->threaded = false;
+	return st->err;
 }
 
 /*
- * Every collector asked for, in groups, each group's collectors enabled and
- * then attached side by side (the loads are the verifier's work in the
- * kernel, a CPU each: reclaim and btrfs together took 50-65 ms one after
- * the other here, 41-49 side by side; with gcm beside them the agent's
- * start went from medians of 65-79 to 55-68 ms). kernel-gcm goes alone and
- * first: where the kernel has no way to run it, its failed attach waits out
- * the feature tests' threads other collectors start (about 80 ms here).
- * What made gcm go last before, its uprobe feature tests' perf-event
- * uprobes, whose release holds the kernel's trace event lock long enough
- * to stall reclaim's attach of the syscall-exit tracepoint (120-270 ms
- * starts with tracefs mounted), is held back by the library until every
- * session has started (rs_probe_session_starting()). -1 when the agent
- * cannot go on.
+ * Every collector asked for, each enabled and attached side by side: the
+ * loads are the verifier's work in the kernel, a CPU each, and gcm's start
+ * (its libraries read, 12-20 ms, then its feature tests and the biggest
+ * load) is the longest, so it begins first, on a thread, even before the
+ * HTTP server's library is loaded and the port taken (3-4 ms of this
+ * thread's): it attaches only once the port is ours (start_gate()). The
+ * sessions are all opened first: a session is starting from its open, and
+ * while one is, another's failure does not wait for the feature tests'
+ * threads (kernel-gcm, failing where the kernel has no kprobe or fentry,
+ * waited ~80 ms for gcm's), and the tests' perf-event uprobes are released
+ * only once all have started (their release holds the kernel's trace
+ * event lock long enough to stall reclaim's attach of the syscall-exit
+ * tracepoint by 120-270 ms with tracefs mounted). -1 when the agent cannot
+ * go on (a session that could not open: said).
  */
-static int start_collectors(struct agent *a)
+static int collectors_begin(struct agent *a, struct starting st[NR_COLS])
 {
-	static const int groups[][NR_COLS + 1] = {
-		{ COL_KGCM, -1 }, { COL_RECLAIM, COL_BTRFS, COL_GCM, -1 },
-	};
-	struct ringside_session *pending[NR_COLS] = { 0 };
-	struct attaching attaching[NR_COLS];
-	int err[NR_COLS] = { 0 }, ret = 0;
+	static const int order[] = { COL_GCM, COL_KGCM, COL_BTRFS, COL_RECLAIM };
 
-	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]) && !ret; g++) {
-		size_t n = 0;
+	memset(st, 0, NR_COLS * sizeof(*st));
+	for (size_t i = 0; i < NR_COLS; i++) {
+		int col = order[i];
 
-		for (const int *col = groups[g]; *col >= 0 && !ret; col++) {
-			if (a->want[*col] < 0)
-				continue;
-			if (cli_session_open(&a->o, on_event, a, &pending[*col]))
-				ret = -1;
-			else
-				err[*col] = enable_collector(a, *col, pending[*col]);
-		}
-		/*
-		 * The group's loads run side by side, each on a thread but the
-		 * first's (started last): the verifier's work takes a CPU each.
-		 */
-		while (groups[g][n] >= 0)
-			n++;
-		while (n-- > 0) {
-			int col = groups[g][n];
+		st[col] = (struct starting){ .a = a, .col = col, .gated = col == COL_GCM };
+		if (a->want[col] >= 0 && cli_session_open(&a->o, on_event, a, &st[col].s))
+			return -1;
+	}
+	if (st[COL_GCM].s)
+		start_begin(&st[COL_GCM], false);
+	return 0;
+}
 
-			attaching[col] = (struct attaching){ 0 };
-			if (pending[col] && !err[col] && !ret)
-				attach_start(&attaching[col], pending[col], n == 0);
-		}
-		for (n = 0; groups[g][n] >= 0; n++) {
-			int col = groups[g][n];
+/*
+ * The rest, once the port is ours: kernel-gcm (fast either way) and reclaim
+ * on this thread, btrfs on its own; each said, in a fixed order. With fail
+ * set (the port, or a session's open, failed), nothing more starts and
+ * what did is closed. -1 when the agent cannot go on.
+ */
+static int collectors_finish(struct agent *a, struct starting st[NR_COLS], bool fail)
+{
+	static const int order[] = { COL_KGCM, COL_BTRFS, COL_RECLAIM };
+	static const bool here[NR_COLS] = { [COL_KGCM] = true, [COL_RECLAIM] = true };
+	static const int said[] = { COL_KGCM, COL_RECLAIM, COL_BTRFS, COL_GCM };
+	int ret = fail ? -1 : 0;
 
-			if (!pending[col])
-				continue;
-			if (attaching[col].s)
-				err[col] = attach_finish(&attaching[col]);
-			if (!ret)
-				ret = attach_collector(a, col, pending[col], err[col]);
-			else
-				ringside_session_close(pending[col]);
-			pending[col] = NULL;
-		}
+	start_gate(a, !fail);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]) && !ret; i++)
+		if (st[order[i]].s)
+			start_begin(&st[order[i]], here[order[i]]);
+	for (size_t i = 0; i < NR_COLS; i++) {
+		struct starting *c = &st[said[i]];
+		int err;
+
+		if (!c->s)
+			continue;
+		err = start_end(c);
+		if (!ret)
+			ret = attach_collector(a, c->col, c->s, err);
+		else
+			ringside_session_close(c->s);
+		c->s = NULL;
 	}
 	return ret;
 }
@@ -607,7 +640,10 @@ int cmd_agent(int argc, char **argv)
 {
 	struct agent a = { .listen = DEFAULT_LISTEN, .path = "/metrics",
 			   .max_series = RINGSIDE_METRICS_MAX_SERIES,
-			   .lock = PTHREAD_MUTEX_INITIALIZER };
+			   .lock = PTHREAD_MUTEX_INITIALIZER, .gate_lock = PTHREAD_MUTEX_INITIALIZER,
+			   .gate_cond = PTHREAD_COND_INITIALIZER };
+	struct starting starting[NR_COLS];
+	bool failed;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct MHD_Daemon *http = NULL;
 	int ret = parse_args(&a, argc, argv);
@@ -619,15 +655,21 @@ int cmd_agent(int argc, char **argv)
 	ret = 1;
 	if (cli_require_bpf())
 		goto out;
-	/* The port is taken before anything is attached: a clash is one line, nothing left. */
-	http = start_http(&a);
-	if (!http)
-		goto out;
+	/*
+	 * gcm's start reads its libraries while the HTTP server's is loaded;
+	 * the port is taken before anything is attached: a clash is one line,
+	 * nothing left.
+	 */
+	failed = collectors_begin(&a, starting);
+	if (!failed) {
+		http = start_http(&a);
+		failed = !http;
+	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (start_collectors(&a))
+	if (collectors_finish(&a, starting, failed))
 		goto out;
 	if (!a.nr_sessions) {
 		cli_err("no collector could start: see the lines above");
