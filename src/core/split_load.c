@@ -92,9 +92,18 @@ static void *load_half(void *arg)
 	return (void *)(long)bpf_object__load(arg);
 }
 
+/* Must program p load on the caller's half: what libbpf looks kernel types up for, and what is attached later. */
+static bool callers_half(const struct bpf_program *p, const char *main_prog, const char *later_prefix)
+{
+	const char *name = bpf_program__name(p);
+
+	return needs_kernel_btf(p) || (main_prog && !strcmp(name, main_prog)) ||
+	       (later_prefix && !strncmp(name, later_prefix, strlen(later_prefix)));
+}
+
 int rs_split_load(struct rs_collector *c, struct bpf_object *obj,
 		  const void *(*elf_bytes)(size_t *size), const char *main_prog,
-		  struct rs_split *sp)
+		  const char *later_prefix, struct rs_split *sp)
 {
 	unsigned char half[RS_SPLIT_MAX_PROGS] = { 0 };	/* 0 none, 1 the thread's, 2 the caller's */
 	size_t weight[2] = { 0, 0 }, size;
@@ -126,7 +135,7 @@ int rs_split_load(struct rs_collector *c, struct bpf_object *obj,
 		}
 		if (!best)
 			break;
-		if (needs_kernel_btf(best) || (main_prog && !strcmp(bpf_program__name(best), main_prog)))
+		if (callers_half(best, main_prog, later_prefix))
 			half[best_i] = 2;
 		else
 			half[best_i] = weight[0] <= weight[1] ? 1 : 2;
@@ -166,7 +175,7 @@ struct bpf_program *rs_split_prog(const struct rs_split *sp, struct bpf_object *
 	struct bpf_object *objs[2];
 	unsigned int n = rs_split_objects(sp, obj, objs);
 
-	if (n == 1)
+	if (n == 1 && objs[0] == obj)
 		return bpf_object__find_program_by_name(obj, name);
 	/* Each half holds every program, loaded or not: the loaded one. */
 	for (unsigned int i = 0; i < n; i++) {
@@ -181,6 +190,10 @@ struct bpf_program *rs_split_prog(const struct rs_split *sp, struct bpf_object *
 unsigned int rs_split_objects(const struct rs_split *sp, struct bpf_object *obj,
 			      struct bpf_object *out[2])
 {
+	if (sp->split && sp->released && sp->objs[1]) {
+		out[0] = sp->objs[1];
+		return 1;
+	}
 	if (!sp->split || !sp->objs[0] || !sp->objs[1]) {
 		out[0] = obj;
 		return 1;
@@ -188,6 +201,15 @@ unsigned int rs_split_objects(const struct rs_split *sp, struct bpf_object *obj,
 	out[0] = sp->objs[0];
 	out[1] = sp->objs[1];
 	return 2;
+}
+
+void rs_split_release(struct rs_split *sp)
+{
+	if (!sp->split || sp->released || !sp->objs[1])
+		return;
+	bpf_object__close(sp->objs[0]);
+	sp->objs[0] = NULL;
+	sp->released = true;
 }
 
 void rs_split_free(struct rs_split *sp)

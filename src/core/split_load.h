@@ -35,6 +35,7 @@ struct rs_collector;
 
 struct rs_split {
 	bool split;			/* the programs load in objs[], not in the object */
+	bool released;			/* objs[0] closed once attached (rs_split_release()) */
 	struct bpf_object *objs[2];	/* [0] on a thread, [1] on the caller's */
 	unsigned int nr_progs;		/* the object's programs, in its order */
 	bool want[RS_SPLIT_MAX_PROGS];	/* which of them load */
@@ -50,12 +51,21 @@ struct rs_split {
 void rs_split_plan(struct rs_collector *c, struct bpf_object *obj, struct rs_split *sp);
 /*
  * After obj's load: load the programs it was planned with, split, from
- * elf_bytes' image. 0 (nothing to do when not split), or the first
- * failing half's error, with nothing of either left.
+ * elf_bytes' image. main_prog and the programs whose names start with
+ * later_prefix (NULL: none), those attached after the start, load in the
+ * caller's half. 0 (nothing to do when not split), or the first failing
+ * half's error, with nothing of either left.
  */
 int rs_split_load(struct rs_collector *c, struct bpf_object *obj,
 		  const void *(*elf_bytes)(size_t *size), const char *main_prog,
-		  struct rs_split *sp);
+		  const char *later_prefix, struct rs_split *sp);
+/*
+ * Once the start's attaches are made: close the thread's half, whose
+ * programs the links hold in the kernel (a libbpf object keeps its BTF and
+ * instructions: ~0.4 MB of gcm's). From then on only the caller's half's
+ * programs are found.
+ */
+void rs_split_release(struct rs_split *sp);
 /* The program named name as loaded: in a half, or in obj when not split. */
 struct bpf_program *rs_split_prog(const struct rs_split *sp, struct bpf_object *obj,
 				  const char *name);

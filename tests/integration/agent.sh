@@ -241,11 +241,13 @@ kill $prom; wait $prom 2>/dev/null; prom=
 kill -TERM $ag; wait $ag; rc=$?; ag=
 [ "$rc" = 0 ] && pass agent_stops_on_sigterm || fail agent_stops_on_sigterm "exit $rc"
 
-# The rings' sizes, from the agent's own map fds: PID -> sorted max_entries of its ring buffers.
+# The rings' sizes, from the agent's own map fds (a map held by several fds
+# counted once): PID -> sorted max_entries of its ring buffers.
 ring_sizes() {
 	for f in /proc/$1/fdinfo/*; do
-		awk '/^map_type:/ { t = $2 } /^max_entries:/ { n = $2 } END { if (t == 27) print n }' "$f" 2>/dev/null
-	done | sort -n | tr '\n' ' '
+		awk '/^map_type:/ { t = $2 } /^max_entries:/ { n = $2 } /^map_id:/ { id = $2 }
+			END { if (t == 27) print id, n }' "$f" 2>/dev/null
+	done | sort -u | awk '{ print $2 }' | sort -n | tr '\n' ' '
 }
 
 # Cardinality: 500 process names, 100 label sets kept per metric, the rest
