@@ -13,6 +13,7 @@
 #include <linux/btf.h>
 #include <bpf/btf.h>
 
+#include "btf_cache.h"
 #include "btf_copy.h"
 #include "core_btf.h"
 #include "kernel_btf.h"
@@ -288,11 +289,9 @@ static int copy_type(struct cut *c, __u32 id)
 	return out;
 }
 
-/* The cut's bytes in a memfd libbpf reads by path. */
-static const char *publish(struct cut *c, struct rs_core_btf *cb)
+/* The cut's bytes (raw BTF) in a memfd libbpf reads by path. */
+static const char *publish(const void *raw, __u32 size, struct rs_core_btf *cb)
 {
-	__u32 size;
-	const void *raw = btf__raw_data(c->out, &size);
 	int fd;
 
 	if (!raw)
@@ -311,8 +310,73 @@ static const char *publish(struct cut *c, struct rs_core_btf *cb)
 	}
 	cb->fd = fd;
 	snprintf(cb->path, sizeof(cb->path), "/proc/self/fd/%d", fd);
-	cb->nr_types = btf__type_cnt(c->out) - 1;
 	return NULL;
+}
+
+/*
+ * The question a cut answers, for the cache (btf_cache.h): each root's
+ * kind and name as it is matched. The kernel's types are the boot's.
+ */
+static size_t cut_query(const struct cut *c, char *q, size_t len)
+{
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < c->nr_roots; i++) {
+		const struct root *r = &c->roots[i];
+
+		if (n + 2 + r->len > len)
+			return 0;
+		q[n++] = (char)r->kind;
+		memcpy(q + n, r->name, r->len);
+		n += r->len;
+		q[n++] = '\0';
+	}
+	return n;
+}
+
+/* What the cache keeps of a cut: this, then its raw BTF. */
+struct kept_cut {
+	__u32 nr_types;
+	__u32 pad;
+	__u64 found;		/* the roots the kernel has, bit by bit */
+};
+
+static bool cut_from_cache(struct cut *c, const char *q, size_t qlen, struct rs_core_btf *cb,
+			   const char **why)
+{
+	struct kept_cut *k;
+	void *kept;
+	size_t got = rs_btf_cache_get("core", q, qlen, &kept);
+
+	if (got <= sizeof(*k)) {
+		free(kept);
+		return false;
+	}
+	k = kept;
+	for (unsigned int i = 0; i < c->nr_roots; i++)
+		c->roots[i].found = k->found >> i & 1;
+	*why = publish((const char *)kept + sizeof(*k), (__u32)(got - sizeof(*k)), cb);
+	cb->nr_types = k->nr_types;
+	cb->from_cache = true;
+	free(kept);
+	return true;
+}
+
+static void cut_to_cache(const struct cut *c, const char *q, size_t qlen, const struct rs_core_btf *cb)
+{
+	struct kept_cut k = { .nr_types = cb->nr_types };
+	__u32 size;
+	const void *raw = btf__raw_data(c->out, &size);
+	char *bytes = raw ? malloc(sizeof(k) + size) : NULL;
+
+	if (!bytes)
+		return;
+	for (unsigned int i = 0; i < c->nr_roots; i++)
+		k.found |= (__u64)c->roots[i].found << i;
+	memcpy(bytes, &k, sizeof(k));
+	memcpy(bytes + sizeof(k), raw, size);
+	rs_btf_cache_put("core", q, qlen, bytes, sizeof(k) + size);
+	free(bytes);
 }
 
 /*
@@ -337,33 +401,52 @@ static bool kernel_has_module_btf(void)
 void rs_core_btf_prepare(const void *elf, size_t size, struct rs_core_btf *cb,
 			 struct bpf_object_open_opts *opts)
 {
-	struct cut c = { .kernel = rs_kernel_btf_get() };
+	struct cut c = { 0 };
 	struct btf *local = NULL;
+	char query[MAX_ROOTS * 64];
+	size_t qlen = 0;
 	const char *why;
+	bool cached = false, walked = false;
 
 	*cb = (struct rs_core_btf){ .fd = -1 };
-	why = c.kernel ? read_roots(&c, elf, size, &local, &cb->nr_relos) : "no kernel BTF";
+	why = read_roots(&c, elf, size, &local, &cb->nr_relos);
 	cb->nr_roots = c.nr_roots;
 	if (!why && !c.nr_roots)
 		why = "no CO-RE relocations";
 	if (!why) {
-		c.out = btf__new_empty();
-		c.out_id = calloc(rs_btf_type_cnt(c.kernel), sizeof(*c.out_id));
-		why = !c.out || !c.out_id ? "out of memory" :
+		qlen = cut_query(&c, query, sizeof(query));
+		cached = qlen && cut_from_cache(&c, query, qlen, cb, &why);
+	}
+	if (!why && !cached) {
+		c.kernel = rs_kernel_btf_get();
+		walked = true;	/* every get is paired with a put, NULL too */
+		c.out = c.kernel ? btf__new_empty() : NULL;
+		c.out_id = c.kernel ? calloc(rs_btf_type_cnt(c.kernel), sizeof(*c.out_id)) : NULL;
+		why = !c.kernel ? "no kernel BTF" : !c.out || !c.out_id ? "out of memory" :
 		      find_and_copy_roots(&c) ? "a kernel type that cannot be copied" : NULL;
 	}
 	for (unsigned int i = 0; !why && i < c.nr_roots; i++)
 		if (!c.roots[i].found && kernel_has_module_btf())
 			why = "a type the kernel's BTF lacks (libbpf looks in modules' BTF)";
-	if (!why)
-		why = publish(&c, cb);
+	if (!why && !cached) {
+		__u32 raw_size;
+		const void *raw = btf__raw_data(c.out, &raw_size);
+
+		cb->nr_types = btf__type_cnt(c.out) - 1;
+		why = publish(raw, raw_size, cb);
+		if (!why && qlen)
+			cut_to_cache(&c, query, qlen, cb);
+	}
 	if (!why)
 		opts->btf_custom_path = cb->path;
+	else
+		rs_core_btf_close(cb);
 	cb->why_not = why;
 	free(c.out_id);
 	btf__free(c.out);
 	btf__free(local);
-	rs_kernel_btf_put();
+	if (walked)
+		rs_kernel_btf_put();
 }
 
 void rs_core_btf_close(struct rs_core_btf *cb)

@@ -14,6 +14,7 @@
 #ifndef RINGSIDE_CORE_BTF_H
 #define RINGSIDE_CORE_BTF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <bpf/libbpf.h>
 
@@ -23,6 +24,7 @@ struct rs_core_btf {
 	unsigned int nr_relos;	/* relocation records in the object */
 	unsigned int nr_roots;	/* kernel types they name */
 	unsigned int nr_types;	/* types in the cut, with what the roots embed */
+	bool from_cache;	/* kept from an earlier start of this boot (btf_cache.h) */
 	const char *why_not;	/* when fd is -1: why libbpf searches the kernel's BTF itself */
 };
 

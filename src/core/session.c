@@ -275,8 +275,8 @@ static void core_btf_loaded(struct rs_collector *c)
 
 	if (cb->fd >= 0)
 		rs_note(c->s, "%s: CO-RE: %u relocations against %u kernel types, from a cut of %u "
-			"types of the kernel's BTF", c->ops->name, cb->nr_relos, cb->nr_roots,
-			cb->nr_types);
+			"types of the kernel's BTF%s", c->ops->name, cb->nr_relos, cb->nr_roots,
+			cb->nr_types, cb->from_cache ? ", kept from a start earlier this boot" : "");
 	else if (cb->why_not && cb->nr_relos)
 		rs_note(c->s, "%s: CO-RE: libbpf searches the kernel's BTF for %u relocations (%s)",
 			c->ops->name, cb->nr_relos, cb->why_not);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ringside/procmaps.h"
+#include "cache_file.h"
 #include "gnutls_cache.h"
 
 #define CACHE_MAGIC 0x42475352u	/* "RSGB" */
@@ -20,19 +21,6 @@ struct cache_head {
 	uint32_t magic, version;
 	uint32_t entry_size, count;
 };
-
-static const char *cache_dir(void)
-{
-	const char *dir = getenv("RINGSIDE_CACHE_DIR");
-
-	return dir ? dir : "/var/cache/ringside";
-}
-
-/* Owned by us (or root) and writable by nobody else: what we may trust. */
-static bool trusted(const struct stat *st)
-{
-	return (st->st_uid == geteuid() || st->st_uid == 0) && !(st->st_mode & (S_IWGRP | S_IWOTH));
-}
 
 /*
  * The CPU features GnuTLS chooses its backend by (leaf 1's ECX: SSSE3,
@@ -51,40 +39,38 @@ static void cpu_sig(char *out, size_t len)
 	snprintf(out, len, "%08x%08x%08x%08x", c1, b7, c7, lo);
 }
 
-/* The file for the library open as fd; false without a build ID to name it by. */
-static bool cache_path(int fd, char *path, size_t len)
+/* The file's name for the library open as fd; false without a build ID to name it by. */
+static bool cache_name(int fd, char *name, size_t len)
 {
 	uint8_t bid[RINGSIDE_BUILD_ID_MAX];
 	char hex[2 * RINGSIDE_BUILD_ID_MAX + 1], sig[40];
 	struct stat st;
 	int n = ringside_read_build_id(fd, bid, sizeof(bid));
 
-	if (n <= 0 || fstat(fd, &st) || !cache_dir()[0])
+	if (n <= 0 || fstat(fd, &st) || !rs_cache_dir()[0])
 		return false;
 	for (int i = 0; i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
 	cpu_sig(sig, sizeof(sig));
-	snprintf(path, len, "%s/gnutls-backends-%s-%llu-%s", cache_dir(), hex,
-		 (unsigned long long)st.st_size, sig);
+	snprintf(name, len, "gnutls-backends-%s-%llu-%s", hex, (unsigned long long)st.st_size, sig);
 	return true;
 }
 
 int gnutls_cache_load(int lib_fd, struct gnutls_backend *out, unsigned int max)
 {
-	char path[512];
+	char name[256];
 	struct cache_head h;
-	struct stat st;
+	size_t size;
 	int fd, n = 0;
 
-	if (!cache_path(lib_fd, path, sizeof(path)) || stat(cache_dir(), &st) || !trusted(&st))
+	if (!cache_name(lib_fd, name, sizeof(name)))
 		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = rs_cache_open(name, &size);
 	if (fd < 0)
 		return 0;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && trusted(&st) &&
-	    read(fd, &h, sizeof(h)) == (ssize_t)sizeof(h) && h.magic == CACHE_MAGIC &&
+	if (read(fd, &h, sizeof(h)) == (ssize_t)sizeof(h) && h.magic == CACHE_MAGIC &&
 	    h.version == CACHE_VERSION && h.entry_size == sizeof(*out) && h.count &&
-	    h.count <= max && st.st_size == (off_t)(sizeof(h) + h.count * sizeof(*out)) &&
+	    h.count <= max && size == sizeof(h) + h.count * sizeof(*out) &&
 	    read(fd, out, h.count * sizeof(*out)) == (ssize_t)(h.count * sizeof(*out)))
 		n = (int)h.count;
 	close(fd);
@@ -94,26 +80,10 @@ int gnutls_cache_load(int lib_fd, struct gnutls_backend *out, unsigned int max)
 void gnutls_cache_store(int lib_fd, const struct gnutls_backend *b, unsigned int n)
 {
 	struct cache_head h = { CACHE_MAGIC, CACHE_VERSION, sizeof(*b), n };
-	char path[512], tmp[540];
-	struct stat st;
-	int fd;
-	bool ok;
+	const void *parts[] = { &h, b };
+	const size_t lens[] = { sizeof(h), n * sizeof(*b) };
+	char name[256];
 
-	if (!n || !cache_path(lib_fd, path, sizeof(path)))
-		return;
-	/* The default folder is made (root's, 0755) if missing; one named by the user is not. */
-	if (!getenv("RINGSIDE_CACHE_DIR"))
-		mkdir(cache_dir(), 0755);
-	if (stat(cache_dir(), &st) || !trusted(&st))
-		return;
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return;
-	ok = write(fd, &h, sizeof(h)) == (ssize_t)sizeof(h) &&
-	     write(fd, b, n * sizeof(*b)) == (ssize_t)(n * sizeof(*b));
-	ok = !close(fd) && ok;
-	/* Whole or not at all: a reader never sees half a file. */
-	if (!ok || rename(tmp, path))
-		unlink(tmp);
+	if (n && cache_name(lib_fd, name, sizeof(name)))
+		rs_cache_write(name, parts, lens, 2);
 }

@@ -67,3 +67,20 @@ PY
 		fail "$name" "the kernel's BTF parsed $parses times (want 1), exit $rc, $left programs left, $lean loads with libbpf's lookups only (want 1): $(grep "libbpf's kernel BTF" "$tmp/$cmd.err")"
 	fi
 done
+
+# The CO-RE cut is kept for the boot (src/core/btf_cache.h): a second start
+# reads it instead of walking the kernel's types, and says so; both start
+# and exit cleanly. (The rest of the suite shares one cache folder: most of
+# its exact counts come from starts with kept cuts.)
+export RINGSIDE_CACHE_DIR=$tmp/cache
+mkdir -m 700 "$RINGSIDE_CACHE_DIR"
+for run in first second; do
+	"$RINGSIDE" reclaim -v -d 0.2 >/dev/null 2>"$tmp/kept.$run" || echo "exit $?" >>"$tmp/kept.$run"
+done
+cut_line() { grep "^reclaim: CO-RE: .* from a cut of" "$tmp/kept.$1"; }
+if cut_line first | grep -vq "kept from a start" && cut_line second | grep -q "kept from a start earlier this boot" &&
+	! grep -q "^exit" "$tmp/kept.first" "$tmp/kept.second" && ls "$RINGSIDE_CACHE_DIR" | grep -q '^kbtf-core-'; then
+	pass core_cut_kept_for_the_boot
+else
+	fail core_cut_kept_for_the_boot "first: $(cut_line first), second: $(cut_line second), kept: $(ls "$RINGSIDE_CACHE_DIR")"
+fi
