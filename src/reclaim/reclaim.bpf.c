@@ -336,8 +336,15 @@ static __always_inline struct rs_total_val *agg_row(struct rs_reclaim_agg_key *k
 	return v;
 }
 
-/* Agent mode: one invocation into its (target cgroup, trigger) row and duration slot. */
-static __always_inline void count_trigger(const struct rcl_state *st, __u64 ns)
+/*
+ * Agent mode: one invocation into its (target cgroup, trigger) row and
+ * duration slot. from_write: the record is a memory.reclaim write's,
+ * closed by its return; only those carry a request to read, and only
+ * write_returned() passes true, so the three programs that end other
+ * reclaims hold no scan of it (the verifier checked the scan's two loops
+ * in all four: about 2,000 instructions each).
+ */
+static __always_inline void count_trigger(const struct rcl_state *st, __u64 ns, bool from_write)
 {
 	struct rs_reclaim_agg_key key = {
 		.cgroup_id = st->ev.target_cgroup_id,
@@ -350,8 +357,8 @@ static __always_inline void count_trigger(const struct rcl_state *st, __u64 ns)
 		return;
 	add_counts(v, st, ns);
 	/* What the request asked for, as ringside_reclaim_request_swappiness() reads it. */
-	if (key.trigger == RS_RECLAIM_TRIG_PROACTIVE && (st->ev.flags & RS_RECLAIM_F_WRITE) &&
-	    st->ev.write_ret >= 0)
+	if (from_write && key.trigger == RS_RECLAIM_TRIG_PROACTIVE &&
+	    (st->ev.flags & RS_RECLAIM_F_WRITE) && st->ev.write_ret >= 0)
 		sw = request_swappiness(st);
 	if (sw < 0 && (st->ev.flags & RS_RECLAIM_F_FENTRY))
 		sw = st->ev.swappiness_arg;
@@ -365,7 +372,8 @@ static __always_inline void count_trigger(const struct rcl_state *st, __u64 ns)
 		v->c[0]++;
 }
 
-static __always_inline void emit(struct rcl_state *st)
+/* The record st ends: from_write as count_trigger() takes it. */
+static __always_inline void emit(struct rcl_state *st, bool from_write)
 {
 	/* One clock reading: the totals, the agent's rows and the record agree. */
 	__u64 ns = bpf_ktime_get_ns() - st->start_ns;
@@ -373,7 +381,7 @@ static __always_inline void emit(struct rcl_state *st)
 	count_total(st, ns);
 	st->open = 0;
 	if (aggregate) {
-		count_trigger(st, ns);
+		count_trigger(st, ns, from_write);
 		return;
 	}
 	/* The task's draft is the record: the helper copies it whole. */
@@ -426,7 +434,7 @@ static __always_inline int end(unsigned long nr_reclaimed)
 	st->in_pass = 0;
 	st->ev.nr_reclaimed += nr_reclaimed;
 	if (!st->in_write)
-		emit(st);
+		emit(st, false);	/* a write's record ends at its return */
 	return 0;
 }
 
@@ -532,7 +540,7 @@ int BPF_PROG(reclaim_kswapd_sleep)
 	st->ev.nr_reclaimed = st->ev.reclaimed_anon + st->ev.reclaimed_file;
 	if (st->ev.scanned_anon + st->ev.scanned_file + st->ev.active_scanned_anon +
 	    st->ev.active_scanned_file)
-		emit(st);
+		emit(st, false);
 	st->open = 0;
 	return 0;
 }
@@ -547,7 +555,7 @@ static __always_inline void write_returned(long ret)
 		return;
 	st->ev.write_ret = ret;
 	st->in_write = 0;
-	emit(st);
+	emit(st, true);
 }
 
 /* Where tracefs shows the write syscall's own tracepoint: only writes pay. */
