@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core_btf.h"
 #include "libbpf_btf.h"
 #include "session_int.h"
 #include "split_load.h"
@@ -44,16 +45,20 @@ static bool needs_kernel_btf(const struct bpf_program *p)
 	       type != BPF_PROG_TYPE_RAW_TRACEPOINT && type != BPF_PROG_TYPE_PERF_EVENT;
 }
 
-/* Half h of the programs, opened from the same image, on obj's maps. */
-static int open_half(struct rs_collector *c, struct bpf_object *obj, const void *elf, size_t size,
-		     const unsigned char *half, unsigned int h, struct bpf_object **out)
+/*
+ * Half h of the programs, opened from the same image with open_opts, on
+ * obj's maps; a map obj did not make is made only with make_missing.
+ */
+static int open_half(struct bpf_object *obj, const struct bpf_object_open_opts *open_opts,
+		     const void *elf, size_t size, const unsigned char *half, unsigned int h,
+		     bool make_missing, struct bpf_object **out)
 {
-	struct bpf_object_open_opts opts = c->open_opts;
+	struct bpf_object_open_opts opts = *open_opts;
 	struct bpf_program *p, *from;
 	struct bpf_map *m, *own;
 	struct bpf_object *o;
 	unsigned int i = 0;
-	int err;
+	int err = 0;
 
 	opts.object_name = bpf_object__name(obj);	/* the same internal maps' names */
 	o = bpf_object__open_mem(elf, size, &opts);
@@ -61,10 +66,10 @@ static int open_half(struct rs_collector *c, struct bpf_object *obj, const void 
 		return -errno;
 	bpf_object__for_each_map(m, o) {
 		own = bpf_object__find_map_by_name(obj, bpf_map__name(m));
-		if (!own || bpf_map__fd(own) < 0)
-			err = bpf_map__set_autocreate(m, false);
-		else
+		if (own && bpf_map__fd(own) >= 0)
 			err = bpf_map__reuse_fd(m, bpf_map__fd(own));
+		else if (!make_missing)
+			err = bpf_map__set_autocreate(m, false);
 		if (err)
 			goto fail;
 	}
@@ -141,9 +146,9 @@ int rs_split_load(struct rs_collector *c, struct bpf_object *obj,
 			half[best_i] = weight[0] <= weight[1] ? 1 : 2;
 		weight[half[best_i] - 1] += best_n;
 	}
-	err = open_half(c, obj, elf, size, half, 0, &sp->objs[0]);
+	err = open_half(obj, &c->open_opts, elf, size, half, 0, false, &sp->objs[0]);
 	if (!err)
-		err = open_half(c, obj, elf, size, half, 1, &sp->objs[1]);
+		err = open_half(obj, &c->open_opts, elf, size, half, 1, false, &sp->objs[1]);
 	if (err)
 		goto fail;
 	started = !pthread_create(&thread, NULL, load_half, sp->objs[0]);
@@ -169,38 +174,75 @@ fail:
 	return err;
 }
 
+int rs_split_load_late(struct rs_collector *c, struct bpf_object *obj,
+		       const void *(*elf_bytes)(size_t *size), const char *prefix, struct rs_split *sp)
+{
+	unsigned char which[RS_SPLIT_MAX_PROGS] = { 0 };
+	struct bpf_object_open_opts opts = { .sz = sizeof(opts) };
+	struct rs_core_btf cb;
+	struct bpf_program *p;
+	unsigned int i = 0;
+	size_t size;
+	const void *elf = elf_bytes(&size);
+	int err;
+
+	if (sp->late)
+		return 0;
+	bpf_object__for_each_program(p, obj) {
+		if (i == RS_SPLIT_MAX_PROGS)
+			return -E2BIG;
+		which[i++] = !strncmp(bpf_program__name(p), prefix, strlen(prefix));
+	}
+	/* The cut the start's load read was closed with it: again (kept for the boot, most likely). */
+	rs_core_btf_prepare(elf, size, &cb, &opts);
+	err = open_half(obj, &opts, elf, size, which, 0, true, &sp->late);
+	if (!err) {
+		rs_libbpf_btf_loading(sp->late, cb.fd >= 0 || !cb.nr_relos, elf, size);
+		err = bpf_object__load(sp->late);
+		rs_libbpf_btf_loaded();
+	}
+	rs_core_btf_close(&cb);
+	rs_unmap_object_bytes(elf_bytes);
+	if (err) {
+		bpf_object__close(sp->late);
+		sp->late = NULL;
+		return err;
+	}
+	rs_note(c->s, "%s: programs %s* loaded once needed", c->ops->name, prefix);
+	return 0;
+}
+
 struct bpf_program *rs_split_prog(const struct rs_split *sp, struct bpf_object *obj,
 				  const char *name)
 {
-	struct bpf_object *objs[2];
+	struct bpf_object *objs[RS_SPLIT_MAX_OBJECTS];
 	unsigned int n = rs_split_objects(sp, obj, objs);
 
-	if (n == 1 && objs[0] == obj)
-		return bpf_object__find_program_by_name(obj, name);
-	/* Each half holds every program, loaded or not: the loaded one. */
+	/* Each object holds every program, loaded or not: the loaded one. */
 	for (unsigned int i = 0; i < n; i++) {
 		struct bpf_program *p = bpf_object__find_program_by_name(objs[i], name);
 
-		if (p && bpf_program__autoload(p))
+		if (p && bpf_program__fd(p) >= 0)
 			return p;
 	}
 	return NULL;
 }
 
 unsigned int rs_split_objects(const struct rs_split *sp, struct bpf_object *obj,
-			      struct bpf_object *out[2])
+			      struct bpf_object *out[RS_SPLIT_MAX_OBJECTS])
 {
-	if (sp->split && sp->released && sp->objs[1]) {
-		out[0] = sp->objs[1];
-		return 1;
+	unsigned int n = 0;
+
+	if (!sp->split || !sp->objs[1]) {
+		out[n++] = obj;
+	} else {
+		if (sp->objs[0])
+			out[n++] = sp->objs[0];
+		out[n++] = sp->objs[1];
 	}
-	if (!sp->split || !sp->objs[0] || !sp->objs[1]) {
-		out[0] = obj;
-		return 1;
-	}
-	out[0] = sp->objs[0];
-	out[1] = sp->objs[1];
-	return 2;
+	if (sp->late)
+		out[n++] = sp->late;
+	return n;
 }
 
 void rs_split_release(struct rs_split *sp)
@@ -218,4 +260,6 @@ void rs_split_free(struct rs_split *sp)
 		bpf_object__close(sp->objs[i]);
 		sp->objs[i] = NULL;
 	}
+	bpf_object__close(sp->late);
+	sp->late = NULL;
 }

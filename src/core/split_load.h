@@ -32,11 +32,14 @@ struct rs_collector;
  */
 #define RS_SPLIT_MIN_INSNS 12000
 #define RS_SPLIT_MAX_PROGS 128
+/* The objects programs may be loaded in: the collector's, or its two halves, and one loaded late. */
+#define RS_SPLIT_MAX_OBJECTS 3
 
 struct rs_split {
 	bool split;			/* the programs load in objs[], not in the object */
 	bool released;			/* objs[0] closed once attached (rs_split_release()) */
 	struct bpf_object *objs[2];	/* [0] on a thread, [1] on the caller's */
+	struct bpf_object *late;	/* programs loaded once needed (rs_split_load_late()) */
 	unsigned int nr_progs;		/* the object's programs, in its order */
 	bool want[RS_SPLIT_MAX_PROGS];	/* which of them load */
 };
@@ -66,12 +69,21 @@ int rs_split_load(struct rs_collector *c, struct bpf_object *obj,
  * programs are found.
  */
 void rs_split_release(struct rs_split *sp);
-/* The program named name as loaded: in a half, or in obj when not split. */
+/*
+ * After the start, once they are needed: the programs whose names start
+ * with prefix, left out of obj's load (autoload off), loaded in an object
+ * of their own on obj's maps; the maps obj did not make, which only they
+ * use, it makes. 0, or the load's error with nothing of it left. Said in
+ * the session's notes.
+ */
+int rs_split_load_late(struct rs_collector *c, struct bpf_object *obj,
+		       const void *(*elf_bytes)(size_t *size), const char *prefix, struct rs_split *sp);
+/* The program named name as loaded: in a half, in obj when not split, or loaded late. */
 struct bpf_program *rs_split_prog(const struct rs_split *sp, struct bpf_object *obj,
 				  const char *name);
-/* The objects holding the loaded programs (obj, or the two halves): their count. */
+/* The objects holding the loaded programs (obj, or the halves; the late one): their count. */
 unsigned int rs_split_objects(const struct rs_split *sp, struct bpf_object *obj,
-			      struct bpf_object *out[2]);
+			      struct bpf_object *out[RS_SPLIT_MAX_OBJECTS]);
 void rs_split_free(struct rs_split *sp);
 
 #endif

@@ -26,6 +26,9 @@
 #include "ringside/gcm.h"
 #include "gcm.skel.h"
 
+/* Go programs' programs: their names' common start. */
+#define GO_PROGS "gcm_go_"
+
 struct rs_gcm {
 	struct gcm_libset set;
 	struct gcm_bpf *skel;		/* its maps; its programs unless split */
@@ -36,6 +39,7 @@ struct rs_gcm {
 	bool classic;		/* perf-event uprobes: asked for, or the kernel lacks uprobe_multi */
 	bool system_wide;
 	bool watch_exec;	/* system-wide: probe Go programs that start later */
+	bool go_later;		/* their programs load when the first one starts */
 	bool aggregate;		/* agent mode: counted in gcm_agg, no records but tag failures */
 	unsigned int label_sets;	/* aggregate: label sets gcm_agg is sized for; 0: default */
 	bool session;		/* uprobe sessions where a spec has a session program */
@@ -166,11 +170,16 @@ static int gcm_load(struct rs_collector *c)
 		bpf_map__set_max_entries(g->skel->maps.gcm_hist_hot, 1);
 		bpf_map__set_max_entries(g->skel->maps.gcm_hist_hot_keys, 1);
 	}
-	/* Load only the programs some library needs, and what a Go program
-	 * starting later would. */
+	/*
+	 * Load only the programs some library needs. What a Go program
+	 * starting later needs loads when the first one starts
+	 * (gcm_inspect()): 2,644 instructions the verifier took 8-10 ms of a
+	 * start on, for machines that may never start one.
+	 */
+	g->go_later = false;
 	bpf_object__for_each_program(p, g->skel->obj) {
 		const char *name = bpf_program__name(p);
-		bool go = !strncmp(name, "gcm_go_", 7), used = g->watch_exec && go;
+		bool go = !strncmp(name, GO_PROGS, strlen(GO_PROGS)), used = false;
 
 		if (!strcmp(name, "gcm_exec")) {
 			bpf_program__set_autoload(p, g->watch_exec);
@@ -185,6 +194,7 @@ static int gcm_load(struct rs_collector *c)
 		}
 		bpf_program__set_autoload(p, used);
 		any_go |= used && go;
+		g->go_later |= go && !used && g->watch_exec;
 		if (!g->classic)
 			bpf_program__set_expected_attach_type(p, is_session_prog(&g->set, name) ?
 							      RS_BPF_TRACE_UPROBE_SESSION :
@@ -210,7 +220,7 @@ static int gcm_load(struct rs_collector *c)
 		err = gcm_bpf__load(g->skel);
 	/* gcm_exec is tp_btf: libbpf looks its target up, on the thread routed for it. */
 	if (!err)
-		err = rs_split_load(c, g->skel->obj, gcm_bpf__elf_bytes, "gcm_exec", "gcm_go_",
+		err = rs_split_load(c, g->skel->obj, gcm_bpf__elf_bytes, "gcm_exec", GO_PROGS,
 				    &g->split);
 	if (err)
 		return rs_load_failed(c, err);
@@ -337,7 +347,7 @@ static int fill_go(struct rs_gcm *g)
 static int attach_lib(struct rs_collector *c, unsigned int lib)
 {
 	struct rs_gcm *g = c->priv;
-	struct bpf_object *objs[2];
+	struct bpf_object *objs[RS_SPLIT_MAX_OBJECTS];
 	unsigned int nr_objs = rs_split_objects(&g->split, g->skel->obj, objs);
 	struct bpf_program *p;
 	int err = 0;
@@ -399,6 +409,9 @@ static int gcm_attach(struct rs_collector *c)
 	}
 	/* Only Go programs starting later are attached from now: their half stays. */
 	rs_split_release(&g->split);
+	if (g->go_later)
+		rs_note(c->s, "gcm: the Go programs' probe programs load when the first Go program "
+			"with AES-GCM code starts");
 	for (unsigned int i = 0; i < g->set.nr_libs; i++) {
 		const struct ringside_gcm_lib *lib = &g->set.libs[i];
 
@@ -468,7 +481,10 @@ static int gcm_inspect(struct rs_collector *c, const struct rs_event_hdr *ev, si
 	lib->late = true;
 	links_before = c->nr_links;
 	link_fds_before = c->nr_link_fds;
-	err = fill_go(g);
+	err = g->go_later ? rs_split_load_late(c, g->skel->obj, gcm_bpf__elf_bytes, GO_PROGS,
+					       &g->split) : 0;
+	if (!err)
+		err = fill_go(g);
 	if (!err)
 		err = attach_lib(c, g->set.nr_libs - 1);
 	if (err) {
