@@ -21,6 +21,8 @@
 
 /* Distinct local types a cut serves; more go to libbpf's own search. */
 #define MAX_ROOTS 64
+/* The cache keeps which roots the kernel has as one 64-bit set (struct kept_cut). */
+_Static_assert(MAX_ROOTS <= 64, "kept_cut.found holds a bit per root");
 
 /*
  * .BTF.ext's header as clang writes it and libbpf reads it (not in the UAPI
@@ -353,7 +355,7 @@ static bool cut_from_cache(struct cut *c, const char *q, size_t qlen, struct rs_
 		return false;
 	}
 	k = kept;
-	for (unsigned int i = 0; i < c->nr_roots; i++)
+	for (unsigned int i = 0; i < c->nr_roots && i < MAX_ROOTS; i++)
 		c->roots[i].found = k->found >> i & 1;
 	*why = publish((const char *)kept + sizeof(*k), (__u32)(got - sizeof(*k)), cb);
 	cb->nr_types = k->nr_types;
@@ -371,7 +373,7 @@ static void cut_to_cache(const struct cut *c, const char *q, size_t qlen, const 
 
 	if (!bytes)
 		return;
-	for (unsigned int i = 0; i < c->nr_roots; i++)
+	for (unsigned int i = 0; i < c->nr_roots && i < MAX_ROOTS; i++)
 		k.found |= (__u64)c->roots[i].found << i;
 	memcpy(bytes, &k, sizeof(k));
 	memcpy(bytes + sizeof(k), raw, size);
