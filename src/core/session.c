@@ -704,11 +704,14 @@ int ringside_session_attach(struct ringside_session *s)
 	/*
 	 * The objects' bytes are read again after each skeleton's open: by the
 	 * two-CPU load's opens, and by other sessions' opens beside this one
-	 * (the agent's), each faulting a 256 KB window back in.
+	 * (the agent's), each faulting a 256 KB window back in. They share one
+	 * read-only segment, which any of them names: given back once.
 	 */
 	for (struct rs_collector *c = s->collectors; c; c = c->next)
-		if (c->elf_bytes)
+		if (c->elf_bytes) {
 			rs_unmap_object_bytes(c->elf_bytes);
+			break;
+		}
 	return 0;
 }
 

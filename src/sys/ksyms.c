@@ -96,18 +96,13 @@ struct iter_fill {
 	size_t cap_ranges;
 };
 
-static bool grow(void **arr, size_t n, size_t *cap, size_t sz);
+static int add_range(struct rs_ksyms *ks, size_t *cap, uint64_t start, uint64_t end, int rank);
 
 static int iter_add(void *arg, uint64_t start, uint64_t size, int rank)
 {
 	struct iter_fill *f = arg;
-	struct rs_ksyms *ks = f->ks;
 
-	if (!grow((void **)&ks->ranges, ks->n, &f->cap_ranges, sizeof(*ks->ranges)))
-		return -ENOMEM;
-	ks->ranges[ks->n++] = (struct rs_ksym_range){ start, start + size, ks->tags[rank].tag,
-						      (uint8_t)rank };
-	return 0;
+	return add_range(f->ks, &f->cap_ranges, start, start + size, rank);
 }
 
 /*
@@ -326,6 +321,15 @@ static bool grow(void **arr, size_t n, size_t *cap, size_t sz)
 	return true;
 }
 
+/* Tagged function rank's range [start, end) into ks (cap: the ranges' room, grown here). */
+static int add_range(struct rs_ksyms *ks, size_t *cap, uint64_t start, uint64_t end, int rank)
+{
+	if (!grow((void **)&ks->ranges, ks->n, cap, sizeof(*ks->ranges)))
+		return -ENOMEM;
+	ks->ranges[ks->n++] = (struct rs_ksym_range){ start, end, ks->tags[rank].tag, (uint8_t)rank };
+	return 0;
+}
+
 int rs_ksyms_parse(FILE *f, const struct rs_ksym_tag *tags, size_t nr_tags, struct rs_ksyms **out)
 {
 	struct rs_ksyms *ks = calloc(1, sizeof(*ks));
@@ -354,13 +358,8 @@ static int walk_add(void *arg, uint64_t addr, int rank)
 	if (!grow_mapped(&w->addrs, w->nr_addrs, &w->cap_addrs))
 		return -ENOMEM;
 	w->addrs[w->nr_addrs++] = addr;
-	if (rank < 0)
-		return 0;
-	if (!grow((void **)&ks->ranges, ks->n, &w->cap_ranges, sizeof(*ks->ranges)))
-		return -ENOMEM;
-	ks->ranges[ks->n++] = (struct rs_ksym_range){ addr, UINT64_MAX, ks->tags[rank].tag,
-						      (uint8_t)rank };
-	return 0;
+	/* Its end is known once every address is: walk_finish(). */
+	return rank < 0 ? 0 : add_range(ks, &w->cap_ranges, addr, UINT64_MAX, rank);
 }
 
 /* The ranges' ends once every text address is known; on err, no ranges. */
